@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// Everything a ``RequestQueue`` knows about its requests and observers, guarded by one lock.
+///
+/// Each method is one atomic step of a request's life; the queue never holds the lock while it
+/// calls user code (delegates, parameters' encoders, observers) or URLSession.
+struct QueueState {
+    enum Phase {
+        /// In the waiting list, not started.
+        case waiting
+        /// Taken from the waiting list; its URL request is being made.
+        case preparing
+        /// Handed to the transport.
+        case running(any TransportTask, URLRequest)
+    }
+
+    struct Entry {
+        let box: any AnyRequestBox
+        var phase: Phase = .waiting
+        var idObservers: [IDObserver] = []
+        /// The continuation of an `async` `send`, resumed without going through the callback queue.
+        let completion: IDObserver?
+    }
+
+    /// A request's terminal result, taken out of the state exactly once, with everyone to tell.
+    struct Claim: Sendable {
+        let id: RequestID
+        let result: AnyResult
+        let box: any AnyRequestBox
+        let urlRequest: URLRequest?
+        let task: (any TransportTask)?
+        let idObservers: [IDObserver]
+        let typeObservers: [TypeObserver]
+        let completion: IDObserver?
+    }
+
+    private(set) var entries: [RequestID: Entry] = [:]
+    private var waiting = WaitingList()
+    private(set) var inFlight = 0
+    /// Requests whose result is taken but not yet handed to their observers.
+    private var undelivered: Set<RequestID> = []
+    var typeObservers = TypeObserverTable()
+    private var results: RecentResults
+    /// Whether a sweep of dead type observers is scheduled.
+    var sweepScheduled = false
+
+    init(resultRetentionCount: Int, resultRetentionInterval: Double) {
+        results = RecentResults(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
+    }
+
+    /// Adds a request to the end of the waiting list and returns its new ID.
+    mutating func enqueue(_ box: any AnyRequestBox, completion: IDObserver?) -> RequestID {
+        // The ID is drawn under the lock so that waiting order and ID order agree.
+        let id = RequestID.next()
+        entries[id] = Entry(box: box, completion: completion)
+        waiting.append(id)
+        return id
+    }
+
+    var waitingCount: Int { waiting.count }
+
+    /// Takes the next waiting request and a slot for it, if fewer than `limit` are in flight.
+    mutating func nextToStart(limit: Int) -> (RequestID, any AnyRequestBox)? {
+        guard inFlight < limit else { return nil }
+        while let id = waiting.popFirst() {
+            // A request cancelled while waiting has no entry left: skip it.
+            guard let entry = entries[id], case .waiting = entry.phase else { continue }
+            entries[id]?.phase = .preparing
+            inFlight += 1
+            return (id, entry.box)
+        }
+        return nil
+    }
+
+    mutating func releaseSlot() {
+        inFlight -= 1
+    }
+
+    /// Marks a prepared request as running. Returns false when it ended meanwhile (cancelled).
+    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, to id: RequestID) -> Bool {
+        guard entries[id] != nil else { return false }
+        entries[id]?.phase = .running(task, urlRequest)
+        return true
+    }
+
+    func isActive(_ id: RequestID) -> Bool {
+        entries[id] != nil
+    }
+
+    func isFinished(_ id: RequestID) -> Bool {
+        entries[id] == nil && !undelivered.contains(id)
+    }
+
+    /// Ends a request with `result`, unless it has already ended. This is the one place a
+    /// request ends, which is what makes every result exactly-once.
+    mutating func claim(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?, now: UInt64) -> Claim? {
+        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        var task: (any TransportTask)?
+        var sentRequest = urlRequest
+        if case .running(let runningTask, let runningRequest) = entry.phase {
+            task = runningTask
+            sentRequest = sentRequest ?? runningRequest
+        }
+        results.insert(result, for: id, now: now)
+        let typeObservers = typeObservers.active(for: entry.box.responseType)
+        if !entry.idObservers.isEmpty || !typeObservers.isEmpty { undelivered.insert(id) }
+        return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
+                     idObservers: entry.idObservers, typeObservers: typeObservers, completion: entry.completion)
+    }
+
+    mutating func markDelivered(_ id: RequestID) {
+        undelivered.remove(id)
+    }
+
+    enum ObserverRegistration {
+        case registered
+        case deliverNow(AnyResult)
+    }
+
+    /// Registers an ID observer, or returns what it must be told at once.
+    mutating func addObserver(_ observer: @escaping IDObserver, for id: RequestID,
+                              expecting type: ObjectIdentifier, typeName: String, now: UInt64) -> ObserverRegistration {
+        if let entry = entries[id] {
+            guard entry.box.responseType == type else {
+                return .deliverNow(.failure(.responseTypeMismatch(expected: typeName, actual: entry.box.responseTypeName)))
+            }
+            entries[id]?.idObservers.append(observer)
+            return .registered
+        }
+        if let result = results.result(for: id, now: now) { return .deliverNow(result) }
+        return .deliverNow(.failure(.resultUnavailable(id)))
+    }
+
+    /// Ends every request at once, for a queue that is going away.
+    mutating func claimAll(result: AnyResult, now: UInt64) -> [Claim] {
+        let ids = entries.keys.sorted()
+        return ids.compactMap { claim($0, result: result, urlRequest: nil, now: now) }
+    }
+}
+
+/// The waiting requests, first in first out, with O(1) appends and removals from the front.
+struct WaitingList {
+    private var ids: [RequestID] = []
+    private var head = 0
+
+    var count: Int { ids.count - head }
+
+    mutating func append(_ id: RequestID) {
+        ids.append(id)
+    }
+
+    mutating func popFirst() -> RequestID? {
+        guard head < ids.count else { return nil }
+        let id = ids[head]
+        head += 1
+        if head == ids.count {
+            ids.removeAll(keepingCapacity: ids.count < 4096)
+            head = 0
+        } else if head > 4096, head * 2 > ids.count {
+            ids.removeFirst(head)
+            head = 0
+        }
+        return id
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request with its type erased, so that requests of any type wait in one queue.
+protocol AnyRequestBox: Sendable {
+    var responseType: ObjectIdentifier { get }
+    var responseTypeName: String { get }
+    func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest
+    func willSend(_ urlRequest: inout URLRequest)
+    func didSend(_ urlRequest: URLRequest)
+    func didFail(_ urlRequest: URLRequest?, error: RequestError)
+    /// Validates the response, makes the response type from it, and calls its ``ResponseDelegate``.
+    func makeResponse(from response: TransportResponse) -> AnyResult
+}
+
+struct RequestBox<R: Request>: AnyRequestBox {
+    let request: R
+
+    var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
+    var responseTypeName: String { String(reflecting: R.ResponseType.self) }
+
+    func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
+        try builder.prepare(request)
+    }
+
+    func willSend(_ urlRequest: inout URLRequest) {
+        (request as? any RequestDelegate)?.requestWillSend(&urlRequest)
+    }
+
+    func didSend(_ urlRequest: URLRequest) {
+        (request as? any RequestDelegate)?.requestDidSend(urlRequest)
+    }
+
+    func didFail(_ urlRequest: URLRequest?, error: RequestError) {
+        (request as? any RequestDelegate)?.request(urlRequest, didFailWith: error)
+    }
+
+    func makeResponse(from transport: TransportResponse) -> AnyResult {
+        let http = transport.response
+        guard R.ResponseType.validate(http) else {
+            return .failure(.validationFailed(http, body: ResponseData(transport.body)))
+        }
+        let response: R.ResponseType
+        do {
+            response = try R.ResponseType(data: ResponseData(transport.body), response: http)
+        } catch let error as RequestError {
+            return .failure(error)
+        } catch {
+            return .failure(.serializationFailed(type: String(reflecting: R.ResponseType.self), underlying: error))
+        }
+        (response as? any ResponseDelegate)?.responseDidReceive(http)
+        return .success(response)
+    }
+}

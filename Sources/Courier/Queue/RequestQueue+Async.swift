@@ -1,0 +1,50 @@
+import Synchronization
+
+extension RequestQueue {
+    /// Sends a request and returns its response.
+    ///
+    /// ```swift
+    /// let profile = try await queue.send(ProfileRequest(userID: 42))
+    /// ```
+    /// The request goes through the queue like any other: it waits for a free slot, delegates
+    /// see it, and observers of its response type get its result too. Cancelling the calling
+    /// `Task` cancels the request, which then throws ``RequestError/cancelled``.
+    /// The result does not go through the callback queue, so this works in command-line
+    /// programs whose main queue never runs.
+    public func send<R: Request>(_ request: R) async throws(RequestError) -> R.ResponseType {
+        let handle = SendHandle()
+        let result: AnyResult = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<AnyResult, Never>) in
+                let id = enqueue(request) { continuation.resume(returning: $0) }
+                if !handle.started(id) { cancel(id) }
+            }
+        } onCancel: {
+            if let id = handle.cancelled() { cancel(id) }
+        }
+        return try result.typed(as: R.ResponseType.self).get()
+    }
+}
+
+/// Links an `async` send to its request ID, whichever of "added" and "Task cancelled" comes first.
+private final class SendHandle: Sendable {
+    private enum Stage { case notAdded, added(RequestID), cancelled }
+    private let stage = Locked(Stage.notAdded)
+
+    /// Records the ID; returns false when the Task was cancelled before the request was added.
+    func started(_ id: RequestID) -> Bool {
+        stage.withLock { stage in
+            if case .cancelled = stage { return false }
+            stage = .added(id)
+            return true
+        }
+    }
+
+    /// Records the cancellation; returns the ID to cancel if the request was already added.
+    func cancelled() -> RequestID? {
+        stage.withLock { stage in
+            defer { stage = .cancelled }
+            if case .added(let id) = stage { return id }
+            return nil
+        }
+    }
+}

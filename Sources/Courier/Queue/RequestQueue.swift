@@ -1,0 +1,374 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// Sends typed requests and delivers each one's result, exactly once, to its observers.
+///
+/// ```swift
+/// let queue = RequestQueue(baseURL: URL(string: "https://api.example.com"))
+/// let id = queue.add(LogInRequest(parameters: credentials))
+/// queue.addObserver(for: id) { (result: Result<LogInResponse, RequestError>) in
+///     switch result {
+///     case .success(let session): print("Welcome", session.name)
+///     case .failure(let error): print(error)
+///     }
+/// }
+/// // or, from async code:
+/// let session = try await queue.send(LogInRequest(parameters: credentials))
+/// ```
+///
+/// The queue makes URL requests and processes responses on a background Dispatch queue, and
+/// calls observers on the configuration's ``RequestQueueConfiguration/callbackQueue``.
+/// Every method may be called from any thread, and none of them waits for the network.
+///
+/// Every added request ends in exactly one result: a response, or a ``RequestError`` (it could
+/// not be encoded, failed on the wire, was rejected by validation, or was cancelled). That result
+/// reaches each observer registered for its ID once, and each live observer of its response type
+/// once. When a queue is released, requests it still holds end with ``RequestError/cancelled``.
+public final class RequestQueue: Sendable {
+    /// A process-wide queue with the default configuration and no base URL, for apps that need
+    /// only one. Its requests use absolute URLs in their `path`.
+    public static let shared = RequestQueue()
+
+    /// The configuration the queue was made with.
+    public let configuration: RequestQueueConfiguration
+
+    /// The URL that relative request paths are resolved against; `nil` when requests use absolute URLs.
+    public let baseURL: URL?
+
+    /// The delegate told about every step of every request. The queue holds it strongly.
+    public let delegate: (any RequestQueueDelegate)?
+
+    private let state: Locked<QueueState>
+    private let transport: any Transport
+    private let builder: URLRequestBuilder
+    /// Makes and processes requests; concurrent, so slow decoding never holds up other requests.
+    private let workQueue: DispatchQueue
+    /// Starts waiting requests; serial, so they go on the wire in the order they were added.
+    private let startQueue: DispatchQueue
+    private let concurrencyLimit: Int
+    /// How often dead type observers are swept while any are registered, in seconds.
+    let sweepInterval: Double
+
+    /// Creates a queue.
+    /// - Parameters:
+    ///   - configuration: Callback queue, concurrency limit, timeouts and session settings.
+    ///     Default: ``RequestQueueConfiguration/default``.
+    ///   - delegate: Told about every step of every request; the queue keeps it alive. Default: `nil`.
+    ///   - baseURL: What relative request paths are resolved against. Default: `nil`, in which
+    ///     case requests must use absolute URLs.
+    public convenience init(
+        configuration: RequestQueueConfiguration = .default,
+        delegate: (any RequestQueueDelegate)? = nil,
+        baseURL: URL? = nil
+    ) {
+        let limit = max(1, configuration.maxConcurrentRequests)
+        let transport = URLSessionTransport(configuration: configuration.sessionConfiguration,
+                                            minimumConnectionsPerHost: limit)
+        self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport)
+    }
+
+    init(
+        configuration: RequestQueueConfiguration,
+        delegate: (any RequestQueueDelegate)?,
+        baseURL: URL?,
+        transport: any Transport,
+        sweepInterval: Double = 2
+    ) {
+        self.configuration = configuration
+        self.delegate = delegate
+        self.baseURL = baseURL
+        self.transport = transport
+        self.sweepInterval = sweepInterval
+        concurrencyLimit = max(1, configuration.maxConcurrentRequests)
+        builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
+        workQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
+        startQueue = DispatchQueue(label: "Courier.RequestQueue.start", target: workQueue)
+        state = Locked(QueueState(resultRetentionCount: configuration.resultRetentionCount,
+                                 resultRetentionInterval: configuration.resultRetentionInterval))
+    }
+
+    deinit {
+        // Nothing may capture `self` here, so results are delivered without delegates.
+        let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
+        transport.invalidate()
+        let callbackQueue = configuration.callbackQueue
+        for claim in claims {
+            claim.task?.cancel()
+            Self.deliver(claim, on: callbackQueue, whenDelivered: nil)
+        }
+    }
+
+    // MARK: - Adding and cancelling
+
+    /// Adds a request. It starts as soon as fewer than
+    /// ``RequestQueueConfiguration/maxConcurrentRequests`` requests are in flight.
+    ///
+    /// Returns at once, from any thread. Observe the result with ``addObserver(for:handler:)``,
+    /// which gets the result even when the request has already finished.
+    /// - Returns: The request's ID, unique in the process.
+    @discardableResult
+    public func add<R: Request>(_ request: R) -> RequestID {
+        enqueue(request, completion: nil)
+    }
+
+    func enqueue<R: Request>(_ request: R, completion: IDObserver?) -> RequestID {
+        let limit = concurrencyLimit
+        let (id, canStart) = state.withLock { state in
+            (state.enqueue(RequestBox(request: request), completion: completion), state.inFlight < limit)
+        }
+        if canStart {
+            scheduleStarts()
+        }
+        return id
+    }
+
+    /// Cancels a request. Its observers get ``RequestError/cancelled``.
+    ///
+    /// Safe at any time: a waiting request never reaches the network; a request in flight is
+    /// stopped; a finished request, or an ID this queue does not know, is left as it is.
+    public func cancel(_ id: RequestID) {
+        let claim = state.withLock { $0.claim(id, result: .failure(.cancelled), urlRequest: nil, now: Self.now()) }
+        guard let claim else { return }
+        claim.task?.cancel()
+        let weakSelf = WeakRequestQueue(self)
+        let callbackQueue = configuration.callbackQueue
+        workQueue.async {
+            guard let queue = weakSelf.queue else {
+                return Self.deliver(claim, on: callbackQueue, whenDelivered: nil)
+            }
+            queue.conclude(claim)
+        }
+    }
+
+    /// Whether a request has ended and its result has been handed to its observers.
+    ///
+    /// `false` from ``add(_:)`` until the result was delivered; `true` afterwards. Also `true` for
+    /// an ID this queue does not track (one from another queue).
+    public func isFinished(_ id: RequestID) -> Bool {
+        state.withLock { $0.isFinished(id) }
+    }
+
+    // MARK: - Observers
+
+    /// Registers a handler for one request's result, called once on the callback queue.
+    ///
+    /// If the request has already finished, the handler gets the kept result (see
+    /// ``RequestQueueConfiguration/resultRetentionCount``); so adding the observer right after
+    /// ``add(_:)`` never misses a result.
+    /// ```swift
+    /// let id = queue.add(ProfileRequest(userID: 42))
+    /// queue.addObserver(for: id) { (result: Result<Profile, RequestError>) in … }
+    /// ```
+    /// - Parameters:
+    ///   - id: The request's ID, from ``add(_:)``.
+    ///   - handler: Called once with the result. If `R` is not the request's response type it
+    ///     gets ``RequestError/responseTypeMismatch(expected:actual:)``.
+    public func addObserver<R: Response>(
+        for id: RequestID,
+        handler: @escaping @Sendable (Result<R, RequestError>) -> Void
+    ) {
+        let observer: IDObserver = { handler($0.typed(as: R.self)) }
+        let registration = state.withLock {
+            $0.addObserver(observer, for: id, expecting: ObjectIdentifier(R.self),
+                           typeName: String(reflecting: R.self), now: Self.now())
+        }
+        if case .deliverNow(let result) = registration {
+            configuration.callbackQueue.async { observer(result) }
+        }
+    }
+
+    /// Registers a handler for every result of response type `R`, for as long as `owner` lives.
+    ///
+    /// The queue holds `owner` weakly: once it is deallocated the handler is no longer called
+    /// and is released soon after, without waiting for another response of that type. Capture
+    /// the owner weakly in the handler, or it can never be deallocated.
+    /// ```swift
+    /// queue.addObserver(ownedBy: self) { [weak self] (result: Result<Profile, RequestError>) in
+    ///     self?.show(result)
+    /// }
+    /// ```
+    /// Types are told apart by identity, not by name: two types named `Profile` in different
+    /// modules have separate observers.
+    public func addObserver<R: Response>(
+        ownedBy owner: AnyObject,
+        handler: @escaping @Sendable (Result<R, RequestError>) -> Void
+    ) {
+        let observer = TypeObserver(owner: owner) { handler($0.typed(as: R.self)) }
+        let scheduleSweep = state.withLock { state in
+            state.typeObservers.add(observer, for: ObjectIdentifier(R.self))
+            defer { state.sweepScheduled = true }
+            return !state.sweepScheduled
+        }
+        if scheduleSweep { scheduleDeadObserverSweep() }
+    }
+
+    /// Removes the observers of response type `R` registered with `owner`. Results already on
+    /// their way to the callback queue are not delivered to them either.
+    public func removeObservers<R: Response>(forType type: R.Type, ownedBy owner: AnyObject) {
+        state.withLock { $0.typeObservers.remove(type: ObjectIdentifier(type), owner: owner) }
+    }
+
+    /// Removes every type observer registered with `owner`.
+    public func removeObservers(ownedBy owner: AnyObject) {
+        state.withLock { $0.typeObservers.remove(type: nil, owner: owner) }
+    }
+
+    /// Drops type observers whose owner is gone, releasing their handlers.
+    func sweepDeadObservers() {
+        state.withLock { $0.typeObservers.sweep() }
+    }
+
+    /// How many type observers the queue holds, dead or alive (for tests).
+    var typeObserverCount: Int {
+        state.withLock { $0.typeObservers.count }
+    }
+
+    private func scheduleDeadObserverSweep() {
+        let weakSelf = WeakRequestQueue(self)
+        workQueue.asyncAfter(deadline: .now() + sweepInterval) {
+            guard let queue = weakSelf.queue else { return }
+            let again = queue.state.withLock { state in
+                state.typeObservers.sweep()
+                state.sweepScheduled = state.typeObservers.count > 0
+                return state.sweepScheduled
+            }
+            if again { queue.scheduleDeadObserverSweep() }
+        }
+    }
+
+    // MARK: - The pipeline (on the work queue)
+
+    private func scheduleStarts() {
+        let weakSelf = WeakRequestQueue(self)
+        startQueue.async { weakSelf.queue?.startWaitingRequests() }
+    }
+
+    /// Starts waiting requests while slots are free. Runs on `startQueue` only.
+    private func startWaitingRequests() {
+        let limit = concurrencyLimit
+        while let (id, box) = state.withLock({ $0.nextToStart(limit: limit) }) {
+            start(id, box)
+        }
+    }
+
+    private func start(_ id: RequestID, _ box: any AnyRequestBox) {
+        let slot = Slot()
+        var prepared: PreparedRequest
+        do {
+            prepared = try box.prepare(with: builder)
+        } catch {
+            release(slot)
+            return fail(id, urlRequest: nil, error: error)
+        }
+        delegate?.requestQueue(self, willSend: &prepared.urlRequest)
+        box.willSend(&prepared.urlRequest)
+        let sent = prepared
+        let weakSelf = WeakRequestQueue(self)
+        let workQueue = self.workQueue
+        let task = transport.makeTask(for: sent.urlRequest, bodyFile: sent.bodyFile) { result in
+            // Hop off URLSession's queue: the next request starts from here, and the queue
+            // must never be deallocated on URLSession's own queue.
+            workQueue.async {
+                sent.removeTemporaryFiles()
+                guard let queue = weakSelf.queue else { return }
+                queue.release(slot)
+                queue.scheduleStarts()
+                queue.complete(id, box: box, request: sent.urlRequest, result: result)
+            }
+        }
+        guard state.withLock({ $0.attach(task, urlRequest: sent.urlRequest, to: id) }) else {
+            // Cancelled while it was being prepared; its result is already on its way.
+            // The caller's loop goes on to the next waiting request.
+            sent.removeTemporaryFiles()
+            return release(slot)
+        }
+        // didSend comes before resume so that it always precedes didReceive.
+        delegate?.requestQueue(self, didSend: sent.urlRequest)
+        box.didSend(sent.urlRequest)
+        task.resume()
+    }
+
+    private func complete(_ id: RequestID, box: any AnyRequestBox, request: URLRequest,
+                          result: Result<TransportResponse, URLError>) {
+        guard state.withLock({ $0.isActive(id) }) else { return }
+        switch result {
+        case .failure(let urlError):
+            let error: RequestError = switch urlError.code {
+            case .cancelled: .cancelled
+            case .timedOut: .timedOut
+            default: .transportFailed(urlError)
+            }
+            fail(id, urlRequest: request, error: error)
+        case .success(let response):
+            delegate?.requestQueue(self, didReceive: response.response)
+            switch box.makeResponse(from: response) {
+            case .failure(let error): fail(id, urlRequest: request, error: error)
+            case .success(let value): finish(id, result: .success(value), urlRequest: request)
+            }
+        }
+    }
+
+    private func fail(_ id: RequestID, urlRequest: URLRequest?, error: RequestError) {
+        finish(id, result: .failure(error), urlRequest: urlRequest)
+    }
+
+    private func finish(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?) {
+        let claim = state.withLock { $0.claim(id, result: result, urlRequest: urlRequest, now: Self.now()) }
+        if let claim { conclude(claim) }
+    }
+
+    /// Tells delegates of a failure, then hands the result to its observers.
+    private func conclude(_ claim: QueueState.Claim) {
+        if case .failure(let error) = claim.result {
+            delegate?.requestQueue(self, didFailWith: claim.urlRequest, error: error)
+            claim.box.didFail(claim.urlRequest, error: error)
+        }
+        let weakSelf = WeakRequestQueue(self)
+        Self.deliver(claim, on: configuration.callbackQueue) {
+            weakSelf.queue?.state.withLock { $0.markDelivered(claim.id) }
+        }
+    }
+
+    private static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue,
+                                whenDelivered: (@Sendable () -> Void)?) {
+        claim.completion?(claim.result)
+        guard !claim.idObservers.isEmpty || !claim.typeObservers.isEmpty else { return }
+        callbackQueue.async {
+            for observer in claim.idObservers { observer(claim.result) }
+            for observer in claim.typeObservers { observer.deliver(claim.result) }
+            whenDelivered?()
+        }
+    }
+
+    private func release(_ slot: Slot) {
+        if slot.take() { state.withLock { $0.releaseSlot() } }
+    }
+
+    private static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+}
+
+/// A request's claim on one of the queue's concurrency slots, given back exactly once.
+private final class Slot: Sendable {
+    private let released = Atomic<Bool>(false)
+
+    /// Returns true the first time only.
+    func take() -> Bool {
+        !released.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// A weak reference that work items and URLSession handlers carry, so that in-flight work
+/// never keeps a released queue alive.
+struct WeakRequestQueue: Sendable {
+    weak var queue: RequestQueue?
+
+    init(_ queue: RequestQueue) {
+        self.queue = queue
+    }
+}

@@ -1,0 +1,50 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How a ``RequestQueue`` works: where results are delivered, how many requests run at once,
+/// timeouts, and the URLSession settings.
+///
+/// ```swift
+/// var config = RequestQueueConfiguration.default
+/// config.callbackQueue = DispatchQueue(label: "results")
+/// config.maxConcurrentRequests = 8
+/// let queue = RequestQueue(configuration: config, baseURL: URL(string: "https://api.example.com"))
+/// ```
+public struct RequestQueueConfiguration: Sendable {
+    /// Where observers are called. Default: `.main`, as apps expect.
+    ///
+    /// A command-line program on Linux runs main-queue work only while the main thread
+    /// serves the queue: from an `async` `@main`, under `dispatchMain()`, or while
+    /// `RunLoop.main` runs. Otherwise pass a queue of your own.
+    public var callbackQueue: DispatchQueue = .main
+
+    /// How many requests may be in flight at once; further ones wait, first in first out.
+    /// Default: 6. Values below 1 count as 1. The session's `httpMaximumConnectionsPerHost`
+    /// is raised to this number when it is lower, so that the limit is really reached.
+    public var maxConcurrentRequests: Int = 6
+
+    /// The timeout in seconds of requests that set no ``Request/timeout`` of their own.
+    /// Default: 60.
+    public var timeoutInterval: TimeInterval = 60
+
+    /// The URLSession settings (cookies, cache, extra headers, proxies…). Default: `.default`.
+    /// The queue makes its own session from a copy; changing this object afterwards has no effect.
+    public var sessionConfiguration: URLSessionConfiguration = .default
+
+    /// How many finished results the queue keeps for observers added after their
+    /// request finished. Default: 256. Results are also dropped after ``resultRetentionInterval``.
+    /// An observer added for a dropped result gets ``RequestError/resultUnavailable(_:)``.
+    public var resultRetentionCount: Int = 256
+
+    /// How long, in seconds, the queue keeps finished results for late observers. Default: 30.
+    public var resultRetentionInterval: TimeInterval = 30
+
+    /// Creates the default configuration.
+    public init() {}
+
+    /// The default configuration: callbacks on `.main`, 6 requests at once, 60-second timeouts.
+    public static var `default`: RequestQueueConfiguration { RequestQueueConfiguration() }
+}

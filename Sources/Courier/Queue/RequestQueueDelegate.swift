@@ -1,0 +1,48 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Hooks into every step of every request of a ``RequestQueue``: logging, signing,
+/// metrics, analytics.
+///
+/// Each method has an empty default, so a delegate implements only what it needs.
+/// Methods run on the queue's background work queue, possibly at the same time for
+/// different requests, so a delegate is `Sendable`. For one request they run in this
+/// order: the queue's delegate, then the request's ``RequestDelegate``, then the
+/// response's ``ResponseDelegate``, then observers.
+///
+/// ```swift
+/// final class Logger: RequestQueueDelegate {
+///     func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
+///         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+///     }
+///     func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
+///         print(response.statusCode, response.url?.absoluteString ?? "")
+///     }
+/// }
+/// ```
+public protocol RequestQueueDelegate: Sendable {
+    /// Called just before a request is sent. Anything changed in `request` (headers,
+    /// URL, body, method) is what goes on the wire.
+    func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest)
+
+    /// Called once a request has been handed to URLSession.
+    func requestQueue(_ queue: RequestQueue, didSend request: URLRequest)
+
+    /// Called when a request ends with an error, whatever the error. `request` is `nil`
+    /// when it failed before a URL request could be made (an invalid URL or parameters,
+    /// or it was cancelled while waiting).
+    func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError)
+
+    /// Called when an HTTP response arrives, whatever its status, before it is validated
+    /// and made into the response type.
+    func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse)
+}
+
+extension RequestQueueDelegate {
+    public func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {}
+    public func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {}
+    public func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {}
+    public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {}
+}

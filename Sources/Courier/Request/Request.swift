@@ -1,0 +1,52 @@
+import Foundation
+
+/// A typed HTTP request: where it goes, what it sends, and which ``Response`` type it produces.
+///
+/// ```swift
+/// struct LogInRequest: Request {
+///     typealias ResponseType = LogInResponse
+///     var parameters: LogInParameters
+///     var path: String { "/login" }
+///     var method: HTTPMethod { .post }
+/// }
+/// let id = queue.add(LogInRequest(parameters: .init(username: "ada", password: "…")))
+/// ```
+///
+/// Requests are values: the queue copies one when it is added and reads it on its
+/// background work queue, so requests are `Sendable`.
+public protocol Request: Sendable {
+    /// The parameters' type; ``EmptyParameters`` when the request has none.
+    associatedtype ParametersType: Parameters = EmptyParameters
+    /// The type the queue makes from the server's response and hands to observers.
+    associatedtype ResponseType: Response
+
+    /// The parameters, encoded according to their type: ``QueryString`` in the URL,
+    /// ``BodyData`` as the body.
+    var parameters: ParametersType { get }
+
+    /// The path, resolved against the queue's base URL by appending it to the base URL's path
+    /// (`/login` on `https://api.example.com/v1` is `https://api.example.com/v1/login`).
+    /// An absolute URL (`https://other.example.com/x`) is used as it is, ignoring the base URL.
+    /// A path may carry a query (`/search?version=2`); query parameters are appended to it.
+    var path: String { get }
+
+    /// The HTTP method.
+    var method: HTTPMethod { get }
+
+    /// Headers to send, added after the session's own headers and before delegates run.
+    /// Default: none.
+    var headers: [String: String] { get }
+
+    /// The request's timeout in seconds; `nil` (the default) uses the queue's
+    /// ``RequestQueueConfiguration/timeoutInterval``.
+    var timeout: TimeInterval? { get }
+}
+
+extension Request {
+    public var headers: [String: String] { [:] }
+    public var timeout: TimeInterval? { nil }
+}
+
+extension Request where ParametersType == EmptyParameters {
+    public var parameters: EmptyParameters { EmptyParameters() }
+}

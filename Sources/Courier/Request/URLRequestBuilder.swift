@@ -1,0 +1,195 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A URL request ready to send, with the file its body streams from, if any.
+struct PreparedRequest: Sendable {
+    var urlRequest: URLRequest
+    /// The file the body streams from; `nil` when the body (if any) is in `urlRequest.httpBody`.
+    var bodyFile: URL?
+    /// Whether `bodyFile` is Courier's own temporary file, removed once the request ends.
+    var bodyFileIsTemporary = false
+
+    /// Removes the temporary body file, if there is one.
+    func removeTemporaryFiles() {
+        if let bodyFile, bodyFileIsTemporary {
+            try? FileManager.default.removeItem(at: bodyFile)
+        }
+    }
+}
+
+/// Turns a ``Request`` into a `URLRequest`: resolves its path against the base URL, encodes its
+/// parameters into the query or the body, and sets its method, headers and timeout.
+struct URLRequestBuilder: Sendable {
+    var baseURL: URL?
+    var defaultTimeout: TimeInterval
+
+    func prepare<R: Request>(_ request: R) throws(RequestError) -> PreparedRequest {
+        let parameters = request.parameters
+        let method = request.method
+        var query: String?
+        if let queryString = parameters as? any QueryString {
+            query = try encoding(parameters) { try queryString.encode() }
+        }
+        let url = try resolve(request.path, query: query)
+        var urlRequest = URLRequest(url: url, timeoutInterval: request.timeout ?? defaultTimeout)
+        urlRequest.httpMethod = method.rawValue
+
+        var prepared = PreparedRequest(urlRequest: urlRequest)
+        if let body = parameters as? any BodyData {
+            guard method != .get, method != .head else {
+                throw RequestError.invalidParameters(keyPath: "", reason:
+                    "a \(method) request cannot carry a body, but \(type(of: parameters)) is BodyData; "
+                    + "use QueryString parameters or another method")
+            }
+            if let streamable = body as? any StreamableBodyData {
+                switch try encoding(parameters, { try streamable.makeBodySource() }) {
+                case .data(let data): prepared.urlRequest.httpBody = data
+                case .file(let file, let isTemporary):
+                    prepared.bodyFile = file
+                    prepared.bodyFileIsTemporary = isTemporary
+                }
+            } else {
+                prepared.urlRequest.httpBody = try encoding(parameters) { try body.encode() }
+            }
+            // Linux's URLSession labels an unlabelled body as a form, so always say what it is.
+            prepared.urlRequest.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
+        }
+        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+            try HeaderValidator.validate(name: name, value: value)
+            prepared.urlRequest.setValue(value, forHTTPHeaderField: name)
+        }
+        return prepared
+    }
+
+    /// Runs an encoder, turning any error it throws into a ``RequestError``.
+    private func encoding<T>(_ parameters: some Parameters, _ encode: () throws -> T) throws(RequestError) -> T {
+        do {
+            return try encode()
+        } catch let error as RequestError {
+            throw error
+        } catch {
+            throw RequestError.invalidParameters(keyPath: "", reason:
+                "\(type(of: parameters)) failed to encode: \(error)")
+        }
+    }
+
+    /// Resolves a request path against the base URL and appends `query`.
+    ///
+    /// Characters that cannot stand in a URL path (spaces, non-ASCII, `#`, a `%` that starts
+    /// no escape…) are percent-encoded; existing `%XX` escapes are kept.
+    func resolve(_ path: String, query: String? = nil) throws(RequestError) -> URL {
+        let (rawPath, pathQuery) = Self.split(path)
+        var text: String
+        var queries: [String] = []
+        if Self.hasScheme(rawPath) {
+            text = Self.escape(rawPath, allowed: Self.pathAllowed)
+        } else {
+            guard let baseURL else {
+                throw RequestError.invalidURL(path, reason:
+                    "the path is relative and the queue has no base URL; "
+                    + "pass `baseURL` to RequestQueue(configuration:delegate:baseURL:) or use an absolute URL")
+            }
+            let (basePath, baseQuery) = Self.split(baseURL.absoluteString)
+            if let baseQuery { queries.append(baseQuery) }
+            text = basePath
+            let relative = Self.escape(String(rawPath.drop(while: { $0 == "/" })), allowed: Self.pathAllowed)
+            if !relative.isEmpty || rawPath.hasPrefix("/") {
+                while text.hasSuffix("/") { text.removeLast() }
+                text += "/" + relative
+            }
+        }
+        if let pathQuery { queries.append(Self.escape(pathQuery, allowed: Self.queryAllowed)) }
+        if let query { queries.append(query) }
+        queries.removeAll { $0.isEmpty }
+        if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
+        guard let url = URL(string: text), url.scheme != nil, url.host != nil else {
+            throw RequestError.invalidURL(text, reason: "it is not an absolute URL with a scheme and a host")
+        }
+        return url
+    }
+
+    /// Splits a URL or path at its first `?` into path and query, dropping any fragment.
+    private static func split(_ text: String) -> (path: String, query: String?) {
+        let withoutFragment = baseWithoutFragment(text)
+        guard let mark = withoutFragment.firstIndex(of: "?") else { return (withoutFragment, nil) }
+        return (String(withoutFragment[..<mark]), String(withoutFragment[withoutFragment.index(after: mark)...]))
+    }
+
+    /// A `#` in a request path is kept as a literal character (escaped later), since fragments
+    /// are never sent; only a base URL's fragment is dropped.
+    private static func baseWithoutFragment(_ text: String) -> String {
+        guard hasScheme(text), let hash = text.firstIndex(of: "#") else { return text }
+        return String(text[..<hash])
+    }
+
+    /// Whether `text` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+-.`).
+    private static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else { return false }
+        let scheme = text[..<colon].utf8
+        guard let first = scheme.first, isLetter(first) else { return false }
+        return scheme.allSatisfy { isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    /// RFC 3986 `pchar` plus `/`: what may stand unescaped in a path.
+    private static let pathAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/")
+    /// What may stand unescaped in a query written into a path by hand.
+    private static let queryAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
+
+    private static func asciiSet(_ characters: String) -> [Bool] {
+        var table = [Bool](repeating: false, count: 128)
+        for byte in characters.utf8 { table[Int(byte)] = true }
+        return table
+    }
+
+    /// Percent-encodes every byte not in `allowed`, keeping `%XX` escapes that are already there.
+    private static func escape(_ text: String, allowed: [Bool]) -> String {
+        let bytes = Array(text.utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity(bytes.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 128, allowed[Int(byte)] {
+                output.append(byte)
+            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                      isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
+                output.append(byte)
+            } else {
+                output.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+            }
+            index += 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+}
+
+/// Refuses header names and values that would corrupt the request or inject headers.
+enum HeaderValidator {
+    /// RFC 9110 `tchar`: the characters of a header name.
+    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+    static func validate(name: String, value: String) throws(RequestError) {
+        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
+            throw RequestError.invalidHeader(name: name, reason:
+                "a header name may contain only letters, digits and !#$%&'*+-.^_`|~")
+        }
+        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            let what = bad == 0 ? "NUL" : bad == 0x0D ? "a carriage return (CR)" : "a line feed (LF)"
+            throw RequestError.invalidHeader(name: name, reason:
+                "its value contains \(what), which could inject headers")
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Why a request ended without a response.
+///
+/// Every request added to a ``RequestQueue`` ends in exactly one result; when that result is
+/// a failure, this error says what went wrong and carries what is needed to act on it.
+/// Its `description` is a sentence meant for logs and bug reports.
+///
+/// ```swift
+/// switch result {
+/// case .success(let profile): show(profile)
+/// case .failure(.validationFailed(let response, let body)) where response.statusCode == 404:
+///     showNotFound(body.string)
+/// case .failure(.cancelled): break
+/// case .failure(let error): log(error)
+/// }
+/// ```
+public enum RequestError: Error, Sendable, CustomStringConvertible {
+    /// The request's path and the queue's base URL do not make a valid URL.
+    /// The associated values are the text that was tried and why it failed.
+    case invalidURL(String, reason: String)
+
+    /// A parameter could not be encoded. `keyPath` names it, as in `user.friends[2].pet`
+    /// (empty for the parameters value as a whole).
+    case invalidParameters(keyPath: String, reason: String)
+
+    /// A header name or value would corrupt the request (CR, LF or NUL, or an invalid name).
+    /// Nothing was sent.
+    case invalidHeader(name: String, reason: String)
+
+    /// The request never got a complete HTTP response: connection refused, DNS failure,
+    /// connection lost, TLS failure…  The `URLError` says which.
+    case transportFailed(URLError)
+
+    /// The server answered, but the response type's `validate(_:)` rejected the response
+    /// (by default: a status outside 200–299). Carries the response and its body.
+    case validationFailed(HTTPURLResponse, body: ResponseData)
+
+    /// The response passed validation but the response type could not be made from it.
+    /// `type` names the response type; `underlying` is the error its initialiser threw.
+    case serializationFailed(type: String, underlying: any Error)
+
+    /// The request was cancelled: by ``RequestQueue/cancel(_:)``, by cancelling the `Task`
+    /// around ``RequestQueue/send(_:)``, or because its queue was released.
+    case cancelled
+
+    /// No response arrived within the request's timeout.
+    case timedOut
+
+    /// An observer was added for a request ID whose result this queue no longer keeps
+    /// (or never had: the ID belongs to another queue). See
+    /// ``RequestQueueConfiguration/resultRetentionCount``.
+    case resultUnavailable(RequestID)
+
+    /// An observer asked for a different response type than the one its request produces.
+    case responseTypeMismatch(expected: String, actual: String)
+
+    /// The HTTP status code, when the server's response is known.
+    public var statusCode: Int? {
+        if case .validationFailed(let response, _) = self { return response.statusCode }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let text, let reason):
+            return "Invalid URL \"\(text)\": \(reason)."
+        case .invalidParameters(let keyPath, let reason):
+            let subject = keyPath.isEmpty ? "the parameters" : "parameter \"\(keyPath)\""
+            return "Cannot encode \(subject): \(reason)."
+        case .invalidHeader(let name, let reason):
+            return "Invalid header \"\(name.debugEscaped)\": \(reason). Nothing was sent."
+        case .transportFailed(let error):
+            return "The request failed before a response arrived: \(error.courierDescription)."
+        case .validationFailed(let response, let body):
+            let url = response.url.map { " from \($0.absoluteString)" } ?? ""
+            var text = "The server answered with status \(response.statusCode) "
+                + "(\(HTTPURLResponse.localizedString(forStatusCode: response.statusCode)))\(url)"
+            if let snippet = body.snippet { text += "; body: \(snippet)" }
+            return text + "."
+        case .serializationFailed(let type, let underlying):
+            return "Cannot make \(type) from the response: \(describeDecodingError(underlying))."
+        case .cancelled:
+            return "The request was cancelled."
+        case .timedOut:
+            return "The request timed out: no response arrived within its timeout. "
+                + "Raise the request's `timeout` or the queue's `timeoutInterval` if the server is slow."
+        case .resultUnavailable(let id):
+            return "No result is kept for request \(id): it finished longer ago than the queue keeps results, "
+                + "or it was added to another queue. Add the observer right after `add`, or use `send`."
+        case .responseTypeMismatch(let expected, let actual):
+            return "An observer expected \(expected), but the request produces \(actual)."
+        }
+    }
+}
+
+extension URLError {
+    /// A readable name for the code, which `URLError`'s own description lacks on Linux.
+    var courierDescription: String {
+        let name: String
+        switch code {
+        case .cannotConnectToHost: name = "cannot connect to host (connection refused?)"
+        case .cannotFindHost: name = "cannot find host"
+        case .networkConnectionLost: name = "network connection lost"
+        case .notConnectedToInternet: name = "not connected to the internet"
+        case .timedOut: name = "timed out"
+        case .badServerResponse: name = "bad server response"
+        case .unsupportedURL: name = "unsupported URL"
+        case .secureConnectionFailed: name = "secure connection failed"
+        case .cancelled: name = "cancelled"
+        default: name = "URLError"
+        }
+        let url = failingURL.map { " for \($0.absoluteString)" } ?? ""
+        return "\(name) (code \(code.rawValue))\(url)"
+    }
+}
+
+/// Describes a `DecodingError` with the coding path, which its own description hides.
+func describeDecodingError(_ error: any Error) -> String {
+    guard let decodingError = error as? DecodingError else { return String(describing: error) }
+    func path(_ context: DecodingError.Context) -> String {
+        let text = context.codingPath.map { key in
+            key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
+        }.joined()
+        return text.isEmpty ? "the top level" : String(text.drop(while: { $0 == "." }))
+    }
+    switch decodingError {
+    case .typeMismatch(let type, let context):
+        return "expected \(type) at \(path(context)): \(context.debugDescription)"
+    case .valueNotFound(let type, let context):
+        return "missing \(type) value at \(path(context)): \(context.debugDescription)"
+    case .keyNotFound(let key, let context):
+        return "missing key \"\(key.stringValue)\" at \(path(context))"
+    case .dataCorrupted(let context):
+        return "invalid data at \(path(context)): \(context.debugDescription)"
+    @unknown default:
+        return String(describing: decodingError)
+    }
+}
+
+extension String {
+    /// The string with control characters shown as escapes, safe to print in one line.
+    var debugEscaped: String {
+        String(unicodeScalars.flatMap { scalar -> [Character] in
+            scalar.value < 0x20 || scalar.value == 0x7F
+                ? Array(scalar.escaped(asASCII: true)) : [Character(scalar)]
+        })
+    }
+}
