@@ -47,6 +47,9 @@ struct QueueState {
     private var results: RecentResults
     /// Whether a sweep of dead type observers is scheduled.
     var sweepScheduled = false
+    private var deadlines = Deadlines()
+    /// The earliest deadline a timer is set for.
+    private var armedDeadline: UInt64?
 
     init(resultRetentionCount: Int, resultRetentionInterval: Double) {
         results = RecentResults(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
@@ -80,11 +83,39 @@ struct QueueState {
         inFlight -= 1
     }
 
-    /// Marks a prepared request as running. Returns false when it ended meanwhile (cancelled).
-    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, to id: RequestID) -> Bool {
-        guard entries[id] != nil else { return false }
+    enum Attachment {
+        /// It ended meanwhile (cancelled): do not send it.
+        case ended
+        case attached
+        /// Attached, and a timer must be set for this deadline, now the earliest.
+        case attachedArmingTimer(UInt64)
+    }
+
+    /// Marks a prepared request as running, with its deadline (uptime in nanoseconds) if any.
+    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, deadline: UInt64?,
+                         to id: RequestID) -> Attachment {
+        guard entries[id] != nil else { return .ended }
         entries[id]?.phase = .running(task, urlRequest)
-        return true
+        guard let deadline else { return .attached }
+        deadlines.insert(deadline, for: id)
+        deadlines.purge(liveCount: entries.count) { entries[$0] != nil }
+        if let armed = armedDeadline, armed <= deadline { return .attached }
+        armedDeadline = deadline
+        return .attachedArmingTimer(deadline)
+    }
+
+    /// The running requests whose deadline has passed, and the next deadline to set a timer for.
+    mutating func expireDeadlines(now: UInt64) -> (expired: [RequestID], nextTimer: UInt64?) {
+        if let armed = armedDeadline, armed <= now { armedDeadline = nil }
+        let expired = deadlines.popExpired(now: now).filter { id in
+            if case .running? = entries[id]?.phase { return true }
+            return false
+        }
+        guard let next = deadlines.earliest, armedDeadline.map({ next < $0 }) ?? true else {
+            return (expired, nil)
+        }
+        armedDeadline = next
+        return (expired, next)
     }
 
     func isActive(_ id: RequestID) -> Bool {

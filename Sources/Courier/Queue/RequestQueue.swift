@@ -131,7 +131,12 @@ public final class RequestQueue: Sendable {
     /// Safe at any time: a waiting request never reaches the network; a request in flight is
     /// stopped; a finished request, or an ID this queue does not know, is left as it is.
     public func cancel(_ id: RequestID) {
-        let claim = state.withLock { $0.claim(id, result: .failure(.cancelled), urlRequest: nil, now: Self.now()) }
+        end(id, with: .cancelled)
+    }
+
+    /// Ends a request from outside its pipeline (cancelled, timed out), stopping its task.
+    private func end(_ id: RequestID, with error: RequestError) {
+        let claim = state.withLock { $0.claim(id, result: .failure(error), urlRequest: nil, now: Self.now()) }
         guard let claim else { return }
         claim.task?.cancel()
         let weakSelf = WeakRequestQueue(self)
@@ -280,16 +285,37 @@ public final class RequestQueue: Sendable {
                 queue.complete(id, box: box, request: sent.urlRequest, result: result)
             }
         }
-        guard state.withLock({ $0.attach(task, urlRequest: sent.urlRequest, to: id) }) else {
+        let timeout = sent.urlRequest.timeoutInterval
+        let deadline = timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
+        switch state.withLock({ $0.attach(task, urlRequest: sent.urlRequest, deadline: deadline, to: id) }) {
+        case .ended:
             // Cancelled while it was being prepared; its result is already on its way.
             // The caller's loop goes on to the next waiting request.
             sent.removeTemporaryFiles()
             return release(slot)
+        case .attached:
+            break
+        case .attachedArmingTimer(let deadline):
+            setTimer(for: deadline)
         }
         // didSend comes before resume so that it always precedes didReceive.
         delegate?.requestQueue(self, didSend: sent.urlRequest)
         box.didSend(sent.urlRequest)
         task.resume()
+    }
+
+    private func setTimer(for deadline: UInt64) {
+        let weakSelf = WeakRequestQueue(self)
+        workQueue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) {
+            weakSelf.queue?.expireDeadlines()
+        }
+    }
+
+    /// Ends the requests whose timeout has passed.
+    private func expireDeadlines() {
+        let (expired, nextTimer) = state.withLock { $0.expireDeadlines(now: Self.now()) }
+        for id in expired { end(id, with: .timedOut) }
+        if let nextTimer { setTimer(for: nextTimer) }
     }
 
     private func complete(_ id: RequestID, box: any AnyRequestBox, request: URLRequest,

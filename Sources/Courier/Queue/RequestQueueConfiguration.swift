@@ -26,8 +26,9 @@ public struct RequestQueueConfiguration: Sendable {
     /// is raised to this number when it is lower, so that the limit is really reached.
     public var maxConcurrentRequests: Int = 6
 
-    /// The timeout in seconds of requests that set no ``Request/timeout`` of their own.
-    /// Default: 60.
+    /// The timeout in seconds of requests that set no ``Request/timeout`` of their own: the
+    /// longest time from sending a request to having its whole response. Default: 60.
+    /// The queue enforces it itself, since Linux's URLSession ignores `URLRequest.timeoutInterval`.
     public var timeoutInterval: TimeInterval = 60
 
     /// The URLSession settings (cookies, cache, extra headers, proxies…). Default: `.default`.

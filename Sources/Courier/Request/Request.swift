@@ -37,8 +37,10 @@ public protocol Request: Sendable {
     /// Default: none.
     var headers: [String: String] { get }
 
-    /// The request's timeout in seconds; `nil` (the default) uses the queue's
-    /// ``RequestQueueConfiguration/timeoutInterval``.
+    /// The longest time in seconds from sending the request to having its whole response;
+    /// past it the request ends with ``RequestError/timedOut``. `nil` (the default) uses the
+    /// queue's ``RequestQueueConfiguration/timeoutInterval``; `.infinity` sets no limit.
+    /// Give large uploads and downloads a timeout that fits their size.
     var timeout: TimeInterval? { get }
 }
 

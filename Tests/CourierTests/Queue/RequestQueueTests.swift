@@ -289,6 +289,27 @@ final class RequestQueueTests: XCTestCase {
         XCTAssertTrue(queue.isFinished(id))
     }
 
+    func testQueueEnforcesTimeoutsAndStopsTheTask() throws {
+        // Given two requests the server never answers, with short timeouts
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport)
+        let start = Date()
+        let slow = queue.add(PathRequest<EmptyResponse>("/slow", timeout: 0.2))
+        let slower = queue.add(PathRequest<EmptyResponse>("/slower", timeout: 0.4))
+        let unlimited = queue.add(PathRequest<EmptyResponse>("/unlimited", timeout: .infinity))
+
+        // Then each ends as timed out at its own deadline, and its task is stopped
+        let first = try XCTUnwrap(result(of: slow, on: queue, as: EmptyResponse.self))
+        let second = try XCTUnwrap(result(of: slower, on: queue, as: EmptyResponse.self))
+        guard case .failure(.timedOut) = first, case .failure(.timedOut) = second else {
+            return XCTFail("got \(first) and \(second)")
+        }
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.4)
+        XCTAssertEqual(transport.heldCount, 1)
+        XCTAssertFalse(queue.isFinished(unlimited))
+        queue.cancel(unlimited)
+    }
+
     func testIsFinishedUntilDelivered() throws {
         // Given a held request
         let transport = StubTransport { _ in .hold }

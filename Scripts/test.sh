@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs Courier's whole test suite, integration tests included, on a fresh Linux machine.
+#
+# Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
+# gunicorn on 127.0.0.1 at a free port, waits until it answers, runs `swift test` with its
+# URL in COURIER_HTTPBIN_URL, and stops the server whatever happens.
+# Extra arguments go to `swift test` (for example: Scripts/test.sh --filter Integration).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=.build/venv
+python=${PYTHON:-python3}
+if ! "$venv/bin/python" -c 'import httpbin, gunicorn' 2>/dev/null; then
+    echo "==> Installing httpbin and gunicorn into $venv"
+    mkdir -p .build
+    "$python" -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'httpbin==0.10.4' 'gunicorn==27.0.1'
+fi
+
+free_port() {
+    "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+port=$(free_port)
+log=.build/httpbin.log
+server_pid=""
+stop_server() {
+    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+        kill "$server_pid" 2>/dev/null || true
+        # gunicorn stops its workers on SIGTERM; give it 10 s, then force it.
+        for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$server_pid" 2>/dev/null || true
+    fi
+}
+trap stop_server EXIT
+trap 'exit 130' INT TERM
+
+echo "==> Starting httpbin on 127.0.0.1:$port"
+# gthread workers keep connections alive and accept chunked bodies (the Werkzeug dev server does neither).
+"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --worker-class gthread --workers 2 --threads 16 \
+    --log-level warning --error-logfile "$log" httpbin:app &
+server_pid=$!
+
+for attempt in $(seq 300); do
+    if "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then
+        break
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null || [ "$attempt" = 300 ]; then
+        echo "httpbin did not start; its log:" >&2
+        cat "$log" >&2 || true
+        exit 1
+    fi
+    sleep 0.1
+done
+
+echo "==> swift test (httpbin at http://127.0.0.1:$port)"
+COURIER_HTTPBIN_URL="http://127.0.0.1:$port" COURIER_REQUIRE_HTTPBIN=1 swift test "$@"
