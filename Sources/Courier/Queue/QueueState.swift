@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 
 /// Everything a ``RequestQueue`` knows about its requests and observers, guarded by one lock.
 ///
@@ -16,6 +15,9 @@ struct QueueState {
         case preparing
         /// Handed to the transport.
         case running(any TransportTask, URLRequest)
+        /// Between attempts, holding no slot: backing off before a retry, or waiting for the
+        /// authenticator's refresh.
+        case paused(URLRequest)
     }
 
     struct Entry {
@@ -24,6 +26,10 @@ struct QueueState {
         var idObservers: [IDObserver] = []
         /// The continuation of an `async` `send`, resumed without going through the callback queue.
         let completion: IDObserver?
+        /// The attempt to resume when a paused request is back in the waiting list.
+        var resume: Attempt?
+        /// Courier's own temporary body file, removed when the request ends.
+        var temporaryFile: URL?
     }
 
     /// A request's terminal result, taken out of the state exactly once, with everyone to tell.
@@ -36,6 +42,7 @@ struct QueueState {
         let idObservers: [IDObserver]
         let typeObservers: [TypeObserver]
         let completion: IDObserver?
+        let temporaryFile: URL?
     }
 
     private(set) var entries: [RequestID: Entry] = [:]
@@ -50,6 +57,11 @@ struct QueueState {
     private var deadlines = Deadlines()
     /// The earliest deadline a timer is set for.
     private var armedDeadline: UInt64?
+    /// Bumped by each successful credentials refresh.
+    private(set) var credentialGeneration = 0
+    /// Whether the authenticator is refreshing, and the attempts waiting for it.
+    private var isRefreshing = false
+    private var awaitingRefresh: [Attempt] = []
 
     init(resultRetentionCount: Int, resultRetentionInterval: Double) {
         results = RecentResults(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
@@ -66,17 +78,72 @@ struct QueueState {
 
     var waitingCount: Int { waiting.count }
 
+    enum Start {
+        /// A new request: make its URL request.
+        case new(RequestID, any AnyRequestBox)
+        /// A request coming back after a pause: send this attempt.
+        case resume(Attempt)
+    }
+
     /// Takes the next waiting request and a slot for it, if fewer than `limit` are in flight.
-    mutating func nextToStart(limit: Int) -> (RequestID, any AnyRequestBox)? {
+    mutating func nextToStart(limit: Int) -> Start? {
         guard inFlight < limit else { return nil }
         while let id = waiting.popFirst() {
             // A request cancelled while waiting has no entry left: skip it.
             guard let entry = entries[id], case .waiting = entry.phase else { continue }
             entries[id]?.phase = .preparing
+            entries[id]?.resume = nil
             inFlight += 1
-            return (id, entry.box)
+            return entry.resume.map { .resume($0) } ?? .new(id, entry.box)
         }
         return nil
+    }
+
+    /// Takes a running request out of its slot until ``resumeSoon(_:)`` puts it back.
+    /// Returns false when it ended meanwhile.
+    mutating func pause(_ attempt: Attempt) -> Bool {
+        guard entries[attempt.id] != nil else { return false }
+        entries[attempt.id]?.phase = .paused(attempt.current.urlRequest)
+        return true
+    }
+
+    /// Puts a paused request at the front of the waiting list, to be sent as `attempt`.
+    /// Returns false when it ended meanwhile.
+    mutating func resumeSoon(_ attempt: Attempt) -> Bool {
+        guard let entry = entries[attempt.id], case .paused = entry.phase else { return false }
+        entries[attempt.id]?.phase = .waiting
+        entries[attempt.id]?.resume = attempt
+        waiting.prepend(attempt.id)
+        return true
+    }
+
+    enum RefreshDecision {
+        /// Credentials were refreshed since this attempt was sent: send it again now.
+        case retryNow
+        /// Parked until the refresh in progress ends.
+        case parked
+        /// Parked; the caller must start the refresh.
+        case startRefresh
+        /// It ended meanwhile.
+        case ended
+    }
+
+    /// Parks a request whose credentials were refused, unless newer credentials exist already.
+    mutating func awaitCredentials(_ attempt: Attempt) -> RefreshDecision {
+        guard entries[attempt.id] != nil else { return .ended }
+        if attempt.credentialGeneration < credentialGeneration { return .retryNow }
+        entries[attempt.id]?.phase = .paused(attempt.current.urlRequest)
+        awaitingRefresh.append(attempt)
+        defer { isRefreshing = true }
+        return isRefreshing ? .parked : .startRefresh
+    }
+
+    /// Ends the refresh; returns the attempts that waited for it.
+    mutating func finishRefresh(succeeded: Bool) -> [Attempt] {
+        isRefreshing = false
+        if succeeded { credentialGeneration += 1 }
+        defer { awaitingRefresh = [] }
+        return awaitingRefresh
     }
 
     mutating func releaseSlot() {
@@ -92,10 +159,11 @@ struct QueueState {
     }
 
     /// Marks a prepared request as running, with its deadline (uptime in nanoseconds) if any.
-    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, deadline: UInt64?,
-                         to id: RequestID) -> Attachment {
+    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, temporaryFile: URL?,
+                         deadline: UInt64?, to id: RequestID) -> Attachment {
         guard entries[id] != nil else { return .ended }
         entries[id]?.phase = .running(task, urlRequest)
+        if let temporaryFile { entries[id]?.temporaryFile = temporaryFile }
         guard let deadline else { return .attached }
         deadlines.insert(deadline, for: id)
         deadlines.purge(liveCount: entries.count) { entries[$0] != nil }
@@ -132,15 +200,22 @@ struct QueueState {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
         var task: (any TransportTask)?
         var sentRequest = urlRequest
-        if case .running(let runningTask, let runningRequest) = entry.phase {
+        switch entry.phase {
+        case .running(let runningTask, let runningRequest):
             task = runningTask
             sentRequest = sentRequest ?? runningRequest
+        case .paused(let pausedRequest):
+            sentRequest = sentRequest ?? pausedRequest
+            awaitingRefresh.removeAll { $0.id == id }
+        case .waiting, .preparing:
+            break
         }
         results.insert(result, for: id, now: now)
         let typeObservers = typeObservers.active(for: entry.box.responseType)
         if !entry.idObservers.isEmpty || !typeObservers.isEmpty { undelivered.insert(id) }
         return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
-                     idObservers: entry.idObservers, typeObservers: typeObservers, completion: entry.completion)
+                     idObservers: entry.idObservers, typeObservers: typeObservers, completion: entry.completion,
+                     temporaryFile: entry.temporaryFile)
     }
 
     mutating func markDelivered(_ id: RequestID) {
@@ -182,6 +257,16 @@ struct WaitingList {
 
     mutating func append(_ id: RequestID) {
         ids.append(id)
+    }
+
+    /// Puts an ID first, for a request coming back from a pause (a retry).
+    mutating func prepend(_ id: RequestID) {
+        if head > 0 {
+            head -= 1
+            ids[head] = id
+        } else {
+            ids.insert(id, at: 0)
+        }
     }
 
     mutating func popFirst() -> RequestID? {

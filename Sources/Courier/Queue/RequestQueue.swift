@@ -42,14 +42,14 @@ public final class RequestQueue: Sendable {
     /// The delegate told about every step of every request. The queue holds it strongly.
     public let delegate: (any RequestQueueDelegate)?
 
-    private let state: Locked<QueueState>
-    private let transport: any Transport
-    private let builder: URLRequestBuilder
+    let state: Locked<QueueState>
+    let transport: any Transport
+    let builder: URLRequestBuilder
     /// Makes and processes requests; concurrent, so slow decoding never holds up other requests.
-    private let workQueue: DispatchQueue
+    let workQueue: DispatchQueue
     /// Starts waiting requests; serial, so they go on the wire in the order they were added.
-    private let startQueue: DispatchQueue
-    private let concurrencyLimit: Int
+    let startQueue: DispatchQueue
+    let concurrencyLimit: Int
     /// How often dead type observers are swept while any are registered, in seconds.
     let sweepInterval: Double
 
@@ -67,7 +67,8 @@ public final class RequestQueue: Sendable {
     ) {
         let limit = max(1, configuration.maxConcurrentRequests)
         let transport = URLSessionTransport(configuration: configuration.sessionConfiguration,
-                                            minimumConnectionsPerHost: limit)
+                                            minimumConnectionsPerHost: limit,
+                                            credentials: configuration.credentials)
         self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport)
     }
 
@@ -135,7 +136,7 @@ public final class RequestQueue: Sendable {
     }
 
     /// Ends a request from outside its pipeline (cancelled, timed out), stopping its task.
-    private func end(_ id: RequestID, with error: RequestError) {
+    func end(_ id: RequestID, with error: RequestError) {
         let claim = state.withLock { $0.claim(id, result: .failure(error), urlRequest: nil, now: Self.now()) }
         guard let claim else { return }
         claim.task?.cancel()
@@ -243,158 +244,5 @@ public final class RequestQueue: Sendable {
             }
             if again { queue.scheduleDeadObserverSweep() }
         }
-    }
-
-    // MARK: - The pipeline (on the work queue)
-
-    private func scheduleStarts() {
-        let weakSelf = WeakRequestQueue(self)
-        startQueue.async { weakSelf.queue?.startWaitingRequests() }
-    }
-
-    /// Starts waiting requests while slots are free. Runs on `startQueue` only.
-    private func startWaitingRequests() {
-        let limit = concurrencyLimit
-        while let (id, box) = state.withLock({ $0.nextToStart(limit: limit) }) {
-            start(id, box)
-        }
-    }
-
-    private func start(_ id: RequestID, _ box: any AnyRequestBox) {
-        let slot = Slot()
-        var prepared: PreparedRequest
-        do {
-            prepared = try box.prepare(with: builder)
-        } catch {
-            release(slot)
-            return fail(id, urlRequest: nil, error: error)
-        }
-        delegate?.requestQueue(self, willSend: &prepared.urlRequest)
-        box.willSend(&prepared.urlRequest)
-        let sent = prepared
-        let weakSelf = WeakRequestQueue(self)
-        let workQueue = self.workQueue
-        let task = transport.makeTask(for: sent.urlRequest, bodyFile: sent.bodyFile) { result in
-            // Hop off URLSession's queue: the next request starts from here, and the queue
-            // must never be deallocated on URLSession's own queue.
-            workQueue.async {
-                sent.removeTemporaryFiles()
-                guard let queue = weakSelf.queue else { return }
-                queue.release(slot)
-                queue.scheduleStarts()
-                queue.complete(id, box: box, request: sent.urlRequest, result: result)
-            }
-        }
-        let timeout = sent.urlRequest.timeoutInterval
-        let deadline = timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
-        switch state.withLock({ $0.attach(task, urlRequest: sent.urlRequest, deadline: deadline, to: id) }) {
-        case .ended:
-            // Cancelled while it was being prepared; its result is already on its way.
-            // The caller's loop goes on to the next waiting request.
-            sent.removeTemporaryFiles()
-            return release(slot)
-        case .attached:
-            break
-        case .attachedArmingTimer(let deadline):
-            setTimer(for: deadline)
-        }
-        // didSend comes before resume so that it always precedes didReceive.
-        delegate?.requestQueue(self, didSend: sent.urlRequest)
-        box.didSend(sent.urlRequest)
-        task.resume()
-    }
-
-    private func setTimer(for deadline: UInt64) {
-        let weakSelf = WeakRequestQueue(self)
-        workQueue.asyncAfter(deadline: DispatchTime(uptimeNanoseconds: deadline)) {
-            weakSelf.queue?.expireDeadlines()
-        }
-    }
-
-    /// Ends the requests whose timeout has passed.
-    private func expireDeadlines() {
-        let (expired, nextTimer) = state.withLock { $0.expireDeadlines(now: Self.now()) }
-        for id in expired { end(id, with: .timedOut) }
-        if let nextTimer { setTimer(for: nextTimer) }
-    }
-
-    private func complete(_ id: RequestID, box: any AnyRequestBox, request: URLRequest,
-                          result: Result<TransportResponse, URLError>) {
-        guard state.withLock({ $0.isActive(id) }) else { return }
-        switch result {
-        case .failure(let urlError):
-            let error: RequestError = switch urlError.code {
-            case .cancelled: .cancelled
-            case .timedOut: .timedOut
-            default: .transportFailed(urlError)
-            }
-            fail(id, urlRequest: request, error: error)
-        case .success(let response):
-            delegate?.requestQueue(self, didReceive: response.response)
-            switch box.makeResponse(from: response) {
-            case .failure(let error): fail(id, urlRequest: request, error: error)
-            case .success(let value): finish(id, result: .success(value), urlRequest: request)
-            }
-        }
-    }
-
-    private func fail(_ id: RequestID, urlRequest: URLRequest?, error: RequestError) {
-        finish(id, result: .failure(error), urlRequest: urlRequest)
-    }
-
-    private func finish(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?) {
-        let claim = state.withLock { $0.claim(id, result: result, urlRequest: urlRequest, now: Self.now()) }
-        if let claim { conclude(claim) }
-    }
-
-    /// Tells delegates of a failure, then hands the result to its observers.
-    private func conclude(_ claim: QueueState.Claim) {
-        if case .failure(let error) = claim.result {
-            delegate?.requestQueue(self, didFailWith: claim.urlRequest, error: error)
-            claim.box.didFail(claim.urlRequest, error: error)
-        }
-        let weakSelf = WeakRequestQueue(self)
-        Self.deliver(claim, on: configuration.callbackQueue) {
-            weakSelf.queue?.state.withLock { $0.markDelivered(claim.id) }
-        }
-    }
-
-    private static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue,
-                                whenDelivered: (@Sendable () -> Void)?) {
-        claim.completion?(claim.result)
-        guard !claim.idObservers.isEmpty || !claim.typeObservers.isEmpty else { return }
-        callbackQueue.async {
-            for observer in claim.idObservers { observer(claim.result) }
-            for observer in claim.typeObservers { observer.deliver(claim.result) }
-            whenDelivered?()
-        }
-    }
-
-    private func release(_ slot: Slot) {
-        if slot.take() { state.withLock { $0.releaseSlot() } }
-    }
-
-    private static func now() -> UInt64 {
-        DispatchTime.now().uptimeNanoseconds
-    }
-}
-
-/// A request's claim on one of the queue's concurrency slots, given back exactly once.
-private final class Slot: Sendable {
-    private let released = Atomic<Bool>(false)
-
-    /// Returns true the first time only.
-    func take() -> Bool {
-        !released.exchange(true, ordering: .acquiringAndReleasing)
-    }
-}
-
-/// A weak reference that work items and URLSession handlers carry, so that in-flight work
-/// never keeps a released queue alive.
-struct WeakRequestQueue: Sendable {
-    weak var queue: RequestQueue?
-
-    init(_ queue: RequestQueue) {
-        self.queue = queue
     }
 }

@@ -43,6 +43,29 @@ public struct RequestQueueConfiguration: Sendable {
     /// How long, in seconds, the queue keeps finished results for late observers. Default: 30.
     public var resultRetentionInterval: TimeInterval = 30
 
+    /// Whether and how far redirects are followed. Default: ``RedirectPolicy/default``, up to 10.
+    /// When a redirect leaves the origin (scheme, host or port), `Authorization`,
+    /// `Proxy-Authorization`, `Cookie` and the ``sensitiveHeaders`` are not sent on.
+    /// A 307 or 308 repeats the method and the body; a 303 (and a 301/302 after a POST) becomes
+    /// a GET without a body.
+    public var redirectPolicy: RedirectPolicy = .default
+
+    /// More headers, besides `Authorization`, `Proxy-Authorization` and `Cookie`, never sent to
+    /// another origin on a redirect, such as `["X-Api-Key"]`. Case-insensitive. Default: none.
+    public var sensitiveHeaders: Set<String> = []
+
+    /// Credentials that answer HTTP Basic and Digest challenges (once per request). Default: `nil`:
+    /// a 401 or 407 then ends the request at once as ``RequestError/validationFailed(_:body:)``
+    /// with the response's status and headers.
+    public var credentials: HTTPCredentials?
+
+    /// Whether failed requests are tried again. Default: `nil`, never.
+    public var retryPolicy: RetryPolicy?
+
+    /// Adds credentials to every request and refreshes them when the server refuses them.
+    /// Default: `nil`.
+    public var authenticator: (any Authenticator)?
+
     /// Creates the default configuration.
     public init() {}
 

@@ -35,6 +35,17 @@ public protocol RequestQueueDelegate: Sendable {
     /// or it was cancelled while waiting).
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError)
 
+    /// Called before a redirect is followed. Return `newRequest` (the default) to follow it, a
+    /// changed request to follow that instead, or `nil` to stop: the redirect response is then
+    /// the request's response. `newRequest` already lacks the sensitive headers when the
+    /// redirect leaves the origin.
+    func requestQueue(_ queue: RequestQueue, shouldRedirect request: URLRequest, to newRequest: URLRequest,
+                      response: HTTPURLResponse) -> URLRequest?
+
+    /// Called when a failed attempt will be tried again, before the backoff delay. `attempt` is
+    /// the number of the attempt that failed (1 for the first).
+    func requestQueue(_ queue: RequestQueue, willRetry request: URLRequest, attempt: Int, after error: RequestError)
+
     /// Called when an HTTP response arrives, whatever its status, before it is validated
     /// and made into the response type.
     func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse)
@@ -45,4 +56,7 @@ extension RequestQueueDelegate {
     public func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {}
     public func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {}
     public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {}
+    public func requestQueue(_ queue: RequestQueue, shouldRedirect request: URLRequest, to newRequest: URLRequest,
+                             response: HTTPURLResponse) -> URLRequest? { newRequest }
+    public func requestQueue(_ queue: RequestQueue, willRetry request: URLRequest, attempt: Int, after error: RequestError) {}
 }

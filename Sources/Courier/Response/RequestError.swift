@@ -50,6 +50,12 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// No response arrived within the request's timeout.
     case timedOut
 
+    /// The request was redirected more times than ``RequestQueueConfiguration/redirectPolicy`` allows.
+    case tooManyRedirects(Int)
+
+    /// The server refused the credentials and the ``Authenticator``'s refresh failed.
+    case authenticationFailed(underlying: any Error)
+
     /// An observer was added for a request ID whose result this queue no longer keeps
     /// (or never had: the ID belongs to another queue). See
     /// ``RequestQueueConfiguration/resultRetentionCount``.
@@ -88,6 +94,10 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
         case .timedOut:
             return "The request timed out: no response arrived within its timeout. "
                 + "Raise the request's `timeout` or the queue's `timeoutInterval` if the server is slow."
+        case .tooManyRedirects(let count):
+            return "The request was redirected \(count) times, more than the redirect policy allows."
+        case .authenticationFailed(let underlying):
+            return "The server refused the credentials, and refreshing them failed: \(underlying)."
         case .resultUnavailable(let id):
             return "No result is kept for request \(id): it finished longer ago than the queue keeps results, "
                 + "or it was added to another queue. Add the observer right after `add`, or use `send`."

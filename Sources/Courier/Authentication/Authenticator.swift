@@ -1,0 +1,40 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Adds credentials to requests and renews them when the server refuses them.
+///
+/// ```swift
+/// final class TokenAuthenticator: Authenticator {
+///     let token = Locked…                     // your own storage
+///     func authenticate(_ request: inout URLRequest) {
+///         request.setValue("Bearer \(currentToken)", forHTTPHeaderField: "Authorization")
+///     }
+///     func refresh() async throws {
+///         currentToken = try await fetchNewToken()
+///     }
+/// }
+/// config.authenticator = TokenAuthenticator()
+/// ```
+/// When responses come back refused (by default: status 401), the queue runs **one** refresh
+/// for all the requests that failed together, never one per request, then sends each of them
+/// once more with the new credentials. Requests refused again fail with their 401; if the
+/// refresh throws, all of them fail with ``RequestError/authenticationFailed(underlying:)``.
+public protocol Authenticator: Sendable {
+    /// Adds credentials to a request about to be sent. Runs on the queue's work queue after the
+    /// delegates' `willSend`, for every attempt.
+    func authenticate(_ request: inout URLRequest)
+
+    /// Whether a response means the credentials were refused. Default: status 401.
+    func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool
+
+    /// Gets new credentials. Called once at a time; a thrown error fails the requests waiting for it.
+    func refresh() async throws
+}
+
+extension Authenticator {
+    public func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool {
+        response.statusCode == 401
+    }
+}
