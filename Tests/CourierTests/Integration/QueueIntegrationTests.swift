@@ -108,7 +108,7 @@ final class QueueIntegrationTests: XCTestCase {
     func testTwoHundredRequestsFromEightThreadsAreEachObservedOnce() throws {
         // Given a queue and an observer of every Echo response
         let queue = try HTTPBin.queue(maxConcurrent: 8)
-        let owner = Owner()
+        let owner = ObserverOwner()
         let byID = Locked<[RequestID: [String]]>([:])
         let typeCount = Locked(0)
         let done = expectation(description: "200 ID results")

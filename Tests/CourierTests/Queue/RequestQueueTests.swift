@@ -177,7 +177,7 @@ final class RequestQueueTests: XCTestCase {
         // Given two ID observers and two type observers for one request
         let transport = StubTransport { _ in .hold }
         let queue = makeQueue(transport: transport)
-        let owner1 = Owner(), owner2 = Owner()
+        let owner1 = ObserverOwner(), owner2 = ObserverOwner()
         let calls = Recorder<String>()
         let done = expectation(description: "four deliveries")
         done.expectedFulfillmentCount = 4
@@ -362,7 +362,7 @@ final class RequestQueueTests: XCTestCase {
         enum B { struct Reply: Response, Decodable { let message: String } }
         let transport = StubTransport { _ in .json(#"{"message":"m"}"#) }
         let queue = makeQueue(transport: transport)
-        let owner = Owner()
+        let owner = ObserverOwner()
         let calls = Recorder<String>()
         let gotA = expectation(description: "A")
         queue.addObserver(ownedBy: owner) { (_: Result<A.Reply, RequestError>) in calls.append("A"); gotA.fulfill() }
@@ -381,7 +381,7 @@ final class RequestQueueTests: XCTestCase {
         let queue = makeQueue(transport: transport)
         let freed = expectation(description: "handler released")
         let called = Recorder<Int>()
-        var owner: Owner? = Owner()
+        var owner: ObserverOwner? = ObserverOwner()
         do {
             let canary = Canary { freed.fulfill() }
             queue.addObserver(ownedBy: owner!) { (_: Result<Greeting, RequestError>) in
@@ -406,7 +406,7 @@ final class RequestQueueTests: XCTestCase {
         // Given a queue that sweeps every 50 ms, and an observer whose owner goes away
         let queue = makeQueue(transport: StubTransport(), sweepInterval: 0.05)
         let freed = expectation(description: "handler released by the periodic sweep")
-        var owner: Owner? = Owner()
+        var owner: ObserverOwner? = ObserverOwner()
         do {
             let canary = Canary { freed.fulfill() }
             queue.addObserver(ownedBy: owner!) { (_: Result<Greeting, RequestError>) in withExtendedLifetime(canary) {} }
@@ -420,7 +420,7 @@ final class RequestQueueTests: XCTestCase {
     func testRemoveObserversForTypeAndOwner() throws {
         let transport = StubTransport { _ in .json(#"{"message":"m"}"#) }
         let queue = makeQueue(transport: transport)
-        let owner = Owner(), other = Owner()
+        let owner = ObserverOwner(), other = ObserverOwner()
         let calls = Recorder<String>()
         let otherCalled = expectation(description: "other owner still observes")
         queue.addObserver(ownedBy: owner) { (_: Result<Greeting, RequestError>) in calls.append("removed") }

@@ -63,7 +63,7 @@ final class Canary: Sendable {
     deinit { onDeinit() }
 }
 
-final class Owner {}
+final class ObserverOwner {}
 
 enum TestQueues {
     /// Observers in tests run on this queue rather than main, as command-line programs do.
