@@ -22,36 +22,48 @@ free_port() {
 }
 
 port=$(free_port)
+sink_port=$(free_port)
 log=.build/httpbin.log
-server_pid=""
-stop_server() {
-    if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-        kill "$server_pid" 2>/dev/null || true
-        # gunicorn stops its workers on SIGTERM; give it 10 s, then force it.
-        for _ in $(seq 100); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$server_pid" 2>/dev/null || true
-    fi
+server_pids=()
+stop_servers() {
+    for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    # gunicorn stops its workers on SIGTERM; give everything 10 s, then force it.
+    for pid in "${server_pids[@]}"; do
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
 }
-trap stop_server EXIT
+trap stop_servers EXIT
 trap 'exit 130' INT TERM
 
-echo "==> Starting httpbin on 127.0.0.1:$port"
-# gthread workers keep connections alive and accept chunked bodies (the Werkzeug dev server does neither).
-"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --worker-class gthread --workers 2 --threads 16 \
-    --log-level warning --error-logfile "$log" httpbin:app &
-server_pid=$!
+wait_for() { # URL PID NAME
+    for attempt in $(seq 300); do
+        if "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('$1', timeout=1)" 2>/dev/null; then
+            return 0
+        fi
+        if ! kill -0 "$2" 2>/dev/null || [ "$attempt" = 300 ]; then
+            echo "$3 did not start; its log:" >&2
+            cat "$log" >&2 || true
+            exit 1
+        fi
+        sleep 0.1
+    done
+}
 
-for attempt in $(seq 300); do
-    if "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:$port/get', timeout=1)" 2>/dev/null; then
-        break
-    fi
-    if ! kill -0 "$server_pid" 2>/dev/null || [ "$attempt" = 300 ]; then
-        echo "httpbin did not start; its log:" >&2
-        cat "$log" >&2 || true
-        exit 1
-    fi
-    sleep 0.1
-done
+echo "==> Starting httpbin on 127.0.0.1:$port and 127.0.0.2:$port, and an upload sink on 127.0.0.1:$sink_port"
+# gthread workers keep connections alive and accept chunked bodies (the Werkzeug dev server does
+# neither). The second address is a second origin, for cross-origin redirect tests.
+"$venv/bin/gunicorn" --bind "127.0.0.1:$port" --bind "127.0.0.2:$port" --worker-class gthread \
+    --workers 2 --threads 16 --log-level warning --error-logfile "$log" httpbin:app &
+server_pids+=($!)
+wait_for "http://127.0.0.1:$port/get" "${server_pids[0]}" httpbin
+"$venv/bin/python" Scripts/upload_sink.py "$sink_port" 2>>"$log" &
+server_pids+=($!)
+wait_for "http://127.0.0.1:$sink_port/" "${server_pids[1]}" "the upload sink"
 
 echo "==> swift test (httpbin at http://127.0.0.1:$port)"
-COURIER_HTTPBIN_URL="http://127.0.0.1:$port" COURIER_REQUIRE_HTTPBIN=1 swift test "$@"
+export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
+export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
+export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
+export COURIER_REQUIRE_HTTPBIN=1
+swift test "$@"

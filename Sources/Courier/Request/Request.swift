@@ -20,9 +20,15 @@ public protocol Request: Sendable {
     /// The type the queue makes from the server's response and hands to observers.
     associatedtype ResponseType: Response
 
-    /// The parameters, encoded according to their type: ``QueryString`` in the URL,
-    /// ``BodyData`` as the body.
+    /// The parameters, encoded according to their type: ``QueryString`` (and
+    /// ``DefaultQueryString``) in the URL; ``BodyData`` (``JSONBodyData``, ``URLEncodedBodyData``,
+    /// ``MultipartFormData``) as the body, which GET and HEAD refuse; and a value that is only
+    /// ``Serializable`` in the query for GET, HEAD and DELETE, else as a URL-encoded form body.
     var parameters: ParametersType { get }
+
+    /// Query parameters sent in addition to ``parameters``, for a request whose parameters go in
+    /// the body (a POST with `?version=2` and a JSON body). Default: `nil`.
+    var queryParameters: (any QueryString)? { get }
 
     /// The path, resolved against the queue's base URL by appending it to the base URL's path
     /// (`/login` on `https://api.example.com/v1` is `https://api.example.com/v1/login`).
@@ -45,6 +51,7 @@ public protocol Request: Sendable {
 }
 
 extension Request {
+    public var queryParameters: (any QueryString)? { nil }
     public var headers: [String: String] { [:] }
     public var timeout: TimeInterval? { nil }
 }

@@ -28,16 +28,31 @@ struct URLRequestBuilder: Sendable {
     func prepare<R: Request>(_ request: R) throws(RequestError) -> PreparedRequest {
         let parameters = request.parameters
         let method = request.method
-        var query: String?
+        var queries: [String] = []
+        var body: (any BodyData)?
         if let queryString = parameters as? any QueryString {
-            query = try encoding(parameters) { try queryString.encode() }
+            queries.append(try encoding(parameters) { try queryString.encode() })
+        } else if let bodyData = parameters as? any BodyData {
+            body = bodyData
+        } else if let serializable = parameters as? any Serializable {
+            // Plain Serializable values follow the method: in the URL where a body is unusual.
+            if [.get, .head, .delete].contains(method) {
+                queries.append(try encoding(parameters) {
+                    try encodeQuery(serializable, options: type(of: serializable).encodingOptions)
+                })
+            } else {
+                body = FormBody(parameters: serializable)
+            }
         }
-        let url = try resolve(request.path, query: query)
+        if let extra = request.queryParameters {
+            queries.append(try encoding(extra) { try extra.encode() })
+        }
+        let url = try resolve(request.path, query: queries.filter { !$0.isEmpty }.joined(separator: "&"))
         var urlRequest = URLRequest(url: url, timeoutInterval: request.timeout ?? defaultTimeout)
         urlRequest.httpMethod = method.rawValue
 
         var prepared = PreparedRequest(urlRequest: urlRequest)
-        if let body = parameters as? any BodyData {
+        if let body {
             guard method != .get, method != .head else {
                 throw RequestError.invalidParameters(keyPath: "", reason:
                     "a \(method) request cannot carry a body, but \(type(of: parameters)) is BodyData; "
@@ -57,7 +72,12 @@ struct URLRequestBuilder: Sendable {
             prepared.urlRequest.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
         }
         for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
-            try HeaderValidator.validate(name: name, value: value)
+            do {
+                try HeaderValidator.validate(name: name, value: value)
+            } catch {
+                prepared.removeTemporaryFiles()
+                throw error
+            }
             prepared.urlRequest.setValue(value, forHTTPHeaderField: name)
         }
         return prepared
@@ -173,6 +193,15 @@ struct URLRequestBuilder: Sendable {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+}
+
+/// A plain ``Serializable`` value sent as a URL-encoded form body.
+private struct FormBody: BodyData {
+    let parameters: any Serializable
+    var contentType: String { "application/x-www-form-urlencoded; charset=utf-8" }
+    func encode() throws -> Data {
+        Data(try encodeQuery(parameters, options: type(of: parameters).encodingOptions).utf8)
     }
 }
 

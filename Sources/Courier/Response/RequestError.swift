@@ -73,7 +73,7 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidURL(let text, let reason):
-            return "Invalid URL \"\(text)\": \(reason)."
+            return "Invalid URL \"\(text.truncatedForMessages)\": \(reason)."
         case .invalidParameters(let keyPath, let reason):
             let subject = keyPath.isEmpty ? "the parameters" : "parameter \"\(keyPath)\""
             return "Cannot encode \(subject): \(reason)."
@@ -82,7 +82,7 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
         case .transportFailed(let error):
             return "The request failed before a response arrived: \(error.courierDescription)."
         case .validationFailed(let response, let body):
-            let url = response.url.map { " from \($0.absoluteString)" } ?? ""
+            let url = response.url.map { " from \($0.absoluteString.truncatedForMessages)" } ?? ""
             var text = "The server answered with status \(response.statusCode) "
                 + "(\(HTTPURLResponse.localizedString(forStatusCode: response.statusCode)))\(url)"
             if let snippet = body.snippet { text += "; body: \(snippet)" }
@@ -123,7 +123,7 @@ extension URLError {
         case .cancelled: name = "cancelled"
         default: name = "URLError"
         }
-        let url = failingURL.map { " for \($0.absoluteString)" } ?? ""
+        let url = failingURL.map { " for \($0.absoluteString.truncatedForMessages)" } ?? ""
         return "\(name) (code \(code.rawValue))\(url)"
     }
 }
@@ -152,6 +152,11 @@ func describeDecodingError(_ error: any Error) -> String {
 }
 
 extension String {
+    /// The string cut to 200 characters, for messages that must stay readable.
+    var truncatedForMessages: String {
+        count > 200 ? prefix(200) + "…" : self
+    }
+
     /// The string with control characters shown as escapes, safe to print in one line.
     var debugEscaped: String {
         String(unicodeScalars.flatMap { scalar -> [Character] in

@@ -10,8 +10,22 @@ enum HTTPBin {
     /// The server's URL, or a skip that says how to run these tests. When the test script runs
     /// (COURIER_REQUIRE_HTTPBIN=1) a missing server is a failure, so CI never skips silently.
     static func url(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_HTTPBIN_URL", file: file, line: line)
+    }
+
+    /// httpbin on 127.0.0.2: another origin, for cross-origin redirects.
+    static func secondOrigin(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_HTTPBIN_SECOND_ORIGIN", file: file, line: line)
+    }
+
+    /// The upload sink (Scripts/upload_sink.py), which answers with sizes and SHA-256 digests.
+    static func uploadSink(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_UPLOAD_SINK_URL", file: file, line: line)
+    }
+
+    private static func server(_ variable: String, file: StaticString, line: UInt) throws -> URL {
         let environment = ProcessInfo.processInfo.environment
-        if let text = environment["COURIER_HTTPBIN_URL"], let url = URL(string: text) {
+        if let text = environment[variable], let url = URL(string: text) {
             return url
         }
         let message = "Integration tests need a local httpbin: run Scripts/test.sh, which installs and starts one, "
@@ -24,11 +38,13 @@ enum HTTPBin {
     }
 
     /// A queue for integration tests, delivering on the tests' callback queue.
-    static func queue(delegate: (any RequestQueueDelegate)? = nil, maxConcurrent: Int = 6) throws -> RequestQueue {
+    static func queue(delegate: (any RequestQueueDelegate)? = nil, maxConcurrent: Int = 6,
+                      configure: (inout RequestQueueConfiguration) -> Void = { _ in }) throws -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
         configuration.maxConcurrentRequests = maxConcurrent
         configuration.timeoutInterval = 20
+        configure(&configuration)
         return RequestQueue(configuration: configuration, delegate: delegate, baseURL: try url())
     }
 
@@ -53,6 +69,19 @@ enum HTTPBin {
         }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// httpbin's echo as a JSON object, for checks on values of any shape (strings or lists in
+/// `args` and `form`, any JSON in `json`).
+struct EchoObject: Response {
+    let body: ResponseData
+    init(data: ResponseData, response: HTTPURLResponse) throws {
+        body = data
+        _ = try data.jsonObject
+    }
+    var object: [String: Any] { (try? body.jsonObject) ?? [:] }
+    func field(_ name: String) -> [String: Any] { object[name] as? [String: Any] ?? [:] }
+    var headers: [String: String] { object["headers"] as? [String: String] ?? [:] }
 }
 
 /// What httpbin's `/anything`, `/get` and `/post` say they received.

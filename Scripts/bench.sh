@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Runs Courier's benchmark suite against a private nginx on 127.0.0.1.
+#
+# Installs nginx from Debian if it is missing, starts an instance of its own under .build/bench/
+# (own config, prefix and pid file, one worker, keep-alive, no access log) at a free port, serving
+# a ~200-byte JSON file, a 1 MiB file and an upload sink, waits until it answers, builds and runs
+# the release benchmark (`CourierBench`) with its base URL, and stops nginx whatever happens.
+# The benchmark writes BENCHMARKS.md and Benchmarks/throughput.svg.
+#
+# Extra arguments go to the benchmark (for example: Scripts/bench.sh --quick,
+# Scripts/bench.sh --only throughput-16). The full run takes about 4 minutes on 2 cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    echo "==> Installing nginx from Debian"
+    apt-get update
+    DEBIAN_FRONTEND=noninteractive apt-get install -y nginx
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
+
+prefix="$root/.build/bench/nginx"
+www="$prefix/www"
+mkdir -p "$prefix/logs" "$prefix/temp" "$www"
+
+# ~200 bytes of JSON (decoded by the benchmark's `Item`) and 1 MiB of bytes.
+cat >"$www/small.json" <<'JSON'
+{"id":42,"name":"Courier benchmark item","price":19.99,"inStock":true,"tags":["fast","small","json"],"owner":{"id":7,"login":"ada"},"createdAt":"2025-01-01T00:00:00Z","score":0.875}
+JSON
+if [ ! -s "$www/large.bin" ] || [ "$(stat -c %s "$www/large.bin")" != 1048576 ]; then
+    head -c 1048576 /dev/urandom >"$www/large.bin"
+fi
+
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null \
+        || echo $((20000 + RANDOM % 20000))
+}
+port=$(free_port)
+
+conf="$prefix/nginx.conf"
+cat >"$conf" <<EOF
+worker_processes 1;
+daemon off;
+pid $prefix/nginx.pid;
+error_log $prefix/logs/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nodelay on;
+    keepalive_timeout 300s;
+    keepalive_requests 10000000;
+    client_body_temp_path $prefix/temp/client_body;
+    proxy_temp_path $prefix/temp/proxy;
+    fastcgi_temp_path $prefix/temp/fastcgi;
+    uwsgi_temp_path $prefix/temp/uwsgi;
+    scgi_temp_path $prefix/temp/scgi;
+    types { application/json json; application/octet-stream bin; }
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$port backlog=4096;
+        root $www;
+        location = /small.json { }
+        location = /large.bin { }
+        # Upload sink: \`return\` makes nginx read the whole body and discard it (it must, to
+        # keep the connection alive; checked below).
+        location /upload {
+            client_max_body_size 0;
+            return 200 "ok\n";
+        }
+    }
+}
+EOF
+
+nginx_pid=""
+stop_nginx() {
+    if [ -n "$nginx_pid" ] && kill -0 "$nginx_pid" 2>/dev/null; then
+        kill -QUIT "$nginx_pid" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$nginx_pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$nginx_pid" 2>/dev/null || true
+    fi
+}
+trap stop_nginx EXIT
+trap 'exit 130' INT TERM
+
+echo "==> Starting nginx on 127.0.0.1:$port ($conf)"
+"$nginx_bin" -c "$conf" -p "$prefix" &
+nginx_pid=$!
+
+base="http://127.0.0.1:$port"
+for attempt in $(seq 100); do
+    if curl -fsS -o /dev/null "$base/small.json" 2>/dev/null; then break; fi
+    if ! kill -0 "$nginx_pid" 2>/dev/null || [ "$attempt" = 100 ]; then
+        echo "nginx did not start; its error log:" >&2
+        cat "$prefix/logs/error.log" >&2 || true
+        exit 1
+    fi
+    sleep 0.05
+done
+
+# Check that the upload sink reads whole bodies: send 8 MiB, then ask for another file on the same
+# connection. Had nginx left any of the body unread, those bytes would be parsed as the next
+# request and the second answer would not be 200 on a reused connection (0 new connects).
+head -c 8388608 /dev/zero >"$prefix/temp/upload-check.bin"
+check=$(curl -sS -o /dev/null -w '%{http_code}/%{num_connects}/%{size_upload} ' \
+    --data-binary @"$prefix/temp/upload-check.bin" -H 'Content-Type: application/octet-stream' "$base/upload" \
+    --next -sS -o /dev/null -w '%{http_code}/%{num_connects}' "$base/small.json")
+rm -f "$prefix/temp/upload-check.bin"
+if [ "$check" != "200/1/8388608 200/0" ]; then
+    echo "upload sink check failed: got '$check', expected '200/1/8388608 200/0'" >&2
+    exit 1
+fi
+echo "==> Upload sink took an 8 MiB body whole and kept the connection"
+
+echo "==> Building CourierBench (release, scratch path .build-bench)"
+swift build -c release --scratch-path .build-bench --product CourierBench
+
+echo "==> Running CourierBench against $base"
+swift_version=$(swift --version 2>&1 | grep -m1 'Swift version' || echo unknown)
+server_version=$("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //')
+.build-bench/release/CourierBench --base-url "$base" --command "Scripts/bench.sh${*:+ $*}" \
+    --swift-version "$swift_version" --server "$server_version" "$@"
