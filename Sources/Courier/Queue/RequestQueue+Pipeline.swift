@@ -44,9 +44,10 @@ extension RequestQueue {
             attempt.credentialGeneration = state.withLock { $0.credentialGeneration }
             authenticator.authenticate(&attempt.current.urlRequest)
         }
-        do {
-            // Delegates may have set headers with setValue, which would drop a value with CR or LF
-            // without a word on Linux; what is left is checked for everything else.
+        do throws(RequestError) {
+            if let configurationHeaderError { throw configurationHeaderError }
+            // Foundation's setValue drops a value with CR or LF without a word, so delegates
+            // cannot inject that way; what they did set is checked for everything else.
             for (name, value) in attempt.current.urlRequest.allHTTPHeaderFields ?? [:] {
                 try HeaderValidator.validate(name: name, value: value)
             }
@@ -151,6 +152,7 @@ extension RequestQueue {
             let error: RequestError = switch urlError.code {
             case .cancelled: .cancelled
             case .timedOut: .timedOut
+            case .dataLengthExceedsMaximum: .responseTooLarge(limit: configuration.maximumResponseSize ?? 0)
             default: .transportFailed(urlError)
             }
             if retry(attempt, failure: .transport(urlError.code), error: error) { return }

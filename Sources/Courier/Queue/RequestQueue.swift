@@ -50,6 +50,9 @@ public final class RequestQueue: Sendable {
     /// Starts waiting requests; serial, so they go on the wire in the order they were added.
     let startQueue: DispatchQueue
     let concurrencyLimit: Int
+    /// Why the session configuration's own headers cannot be sent, if they cannot: every
+    /// request then fails with it before anything is sent.
+    let configurationHeaderError: RequestError?
     /// How often dead type observers are swept while any are registered, in seconds.
     let sweepInterval: Double
 
@@ -68,7 +71,8 @@ public final class RequestQueue: Sendable {
         let limit = max(1, configuration.maxConcurrentRequests)
         let transport = URLSessionTransport(configuration: configuration.sessionConfiguration,
                                             minimumConnectionsPerHost: limit,
-                                            credentials: configuration.credentials)
+                                            credentials: configuration.credentials,
+                                            maximumResponseSize: configuration.maximumResponseSize)
         self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport)
     }
 
@@ -90,6 +94,18 @@ public final class RequestQueue: Sendable {
         startQueue = DispatchQueue(label: "Courier.RequestQueue.start", target: workQueue)
         state = Locked(QueueState(resultRetentionCount: configuration.resultRetentionCount,
                                  resultRetentionInterval: configuration.resultRetentionInterval))
+        configurationHeaderError = Self.validateHeaders(configuration.sessionConfiguration.httpAdditionalHeaders)
+    }
+
+    private static func validateHeaders(_ headers: [AnyHashable: Any]?) -> RequestError? {
+        for (name, value) in headers ?? [:] {
+            do {
+                try HeaderValidator.validate(name: "\(name)", value: "\(value)")
+            } catch {
+                return error
+            }
+        }
+        return nil
     }
 
     deinit {

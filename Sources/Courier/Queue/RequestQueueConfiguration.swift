@@ -59,6 +59,13 @@ public struct RequestQueueConfiguration: Sendable {
     /// with the response's status and headers.
     public var credentials: HTTPCredentials?
 
+    /// The largest response body accepted, in bytes; a larger one ends its request with
+    /// ``RequestError/responseTooLarge(limit:)`` as soon as it is known (from `Content-Length`,
+    /// or while the body arrives), without buffering the rest. Default: `nil`, no limit.
+    /// A limit makes the queue receive bodies through URLSession's delegate, which on Linux
+    /// costs throughput (see BENCHMARKS.md); leave it `nil` where speed matters most.
+    public var maximumResponseSize: Int?
+
     /// Whether failed requests are tried again. Default: `nil`, never.
     public var retryPolicy: RetryPolicy?
 

@@ -50,6 +50,10 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// No response arrived within the request's timeout.
     case timedOut
 
+    /// The response body is larger than ``RequestQueueConfiguration/maximumResponseSize``; the
+    /// transfer was stopped without buffering the rest.
+    case responseTooLarge(limit: Int)
+
     /// The request was redirected more times than ``RequestQueueConfiguration/redirectPolicy`` allows.
     case tooManyRedirects(Int)
 
@@ -94,6 +98,8 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
         case .timedOut:
             return "The request timed out: no response arrived within its timeout. "
                 + "Raise the request's `timeout` or the queue's `timeoutInterval` if the server is slow."
+        case .responseTooLarge(let limit):
+            return "The response is larger than the \(limit)-byte limit (maximumResponseSize); the transfer was stopped."
         case .tooManyRedirects(let count):
             return "The request was redirected \(count) times, more than the redirect policy allows."
         case .authenticationFailed(let underlying):

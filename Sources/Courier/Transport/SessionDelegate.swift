@@ -16,10 +16,21 @@ public struct HTTPCredentials: Sendable, Hashable {
 
 /// Answers the two URLSession callbacks the queue needs while its data still flows through
 /// completion handlers (the fast path on Linux): redirects and authentication challenges.
-final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    typealias Completion = @Sendable (Data?, URLResponse?, (any Error)?) -> Void
+
     private let credentials: HTTPCredentials?
     /// The 401/407 responses of challenges that were cancelled, by task, until their task completes.
     private let challengedResponses = Locked<[Int: HTTPURLResponse]>([:])
+
+    /// A delegate-driven task's body so far, kept until it completes.
+    private struct Transfer {
+        let maximumSize: Int
+        let completion: Completion
+        var body = Data()
+        var tooLarge = false
+    }
+    private let transfers = Locked<[Int: Transfer]>([:])
 
     init(credentials: HTTPCredentials?) {
         self.credentials = credentials
@@ -51,6 +62,48 @@ final class SessionDelegate: NSObject, URLSessionTaskDelegate, Sendable {
             challengedResponses.withLock { $0[task.taskIdentifier] = response }
         }
         completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
+    // MARK: - Delegate-driven tasks (with a response size limit)
+
+    func register(_ task: URLSessionTask, maximumResponseSize: Int, completion: @escaping Completion) {
+        transfers.withLock { $0[task.taskIdentifier] = Transfer(maximumSize: maximumResponseSize, completion: completion) }
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        let announced = response.expectedContentLength
+        let refuse = transfers.withLock { transfers -> Bool in
+            guard let transfer = transfers[dataTask.taskIdentifier], announced > Int64(transfer.maximumSize) else { return false }
+            transfers[dataTask.taskIdentifier]?.tooLarge = true
+            return true
+        }
+        completionHandler(refuse ? .cancel : .allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        let exceeded = transfers.withLock { transfers -> Bool in
+            guard var transfer = transfers[dataTask.taskIdentifier], !transfer.tooLarge else { return false }
+            if transfer.body.count + data.count > transfer.maximumSize {
+                transfer.tooLarge = true
+                transfer.body = Data()
+            } else {
+                transfer.body.append(data)
+            }
+            transfers[dataTask.taskIdentifier] = transfer
+            return transfer.tooLarge
+        }
+        if exceeded { dataTask.cancel() }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if transfer.tooLarge {
+            var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is larger than \(transfer.maximumSize) bytes"]
+            if let url = task.originalRequest?.url { info[NSURLErrorFailingURLErrorKey] = url }
+            return transfer.completion(nil, task.response, URLError(.dataLengthExceedsMaximum, userInfo: info))
+        }
+        transfer.completion(transfer.body, task.response, error)
     }
 
     private static let httpAuthenticationMethods: Set<String> = [

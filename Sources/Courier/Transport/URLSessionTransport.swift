@@ -13,7 +13,13 @@ final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
 
-    init(configuration: URLSessionConfiguration, minimumConnectionsPerHost: Int, credentials: HTTPCredentials?) {
+    /// The largest body accepted, or nil for no limit; with a limit, tasks stream their body
+    /// through the delegate so that an oversized one is stopped early instead of buffered.
+    private let maximumResponseSize: Int?
+
+    init(configuration: URLSessionConfiguration, minimumConnectionsPerHost: Int, credentials: HTTPCredentials?,
+         maximumResponseSize: Int? = nil) {
+        self.maximumResponseSize = maximumResponseSize
         // URLSession copies its configuration too; copying first keeps the caller's object untouched.
         let configuration = configuration.copy() as! URLSessionConfiguration
         if configuration.httpMaximumConnectionsPerHost < minimumConnectionsPerHost {
@@ -41,9 +47,14 @@ final class URLSessionTransport: Transport {
             completion(Self.result(data: data, response: response, error: error, url: url))
         }
         let task: URLSessionTask
-        if let bodyFile, request.httpBody == nil {
+        let streamsFromFile = bodyFile != nil && request.httpBody == nil
+        if let maximumResponseSize {
+            // Delegate-driven: slower on Linux, but the only way to see the body as it arrives.
+            task = streamsFromFile ? session.uploadTask(with: request, fromFile: bodyFile!) : session.dataTask(with: request)
+            delegate.register(task, maximumResponseSize: maximumResponseSize, completion: handler)
+        } else if streamsFromFile {
             // Streams from disk with a Content-Length, unlike httpBodyStream (chunked, no length).
-            task = session.uploadTask(with: request, fromFile: bodyFile, completionHandler: handler)
+            task = session.uploadTask(with: request, fromFile: bodyFile!, completionHandler: handler)
         } else {
             task = session.dataTask(with: request, completionHandler: handler)
         }

@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Retries, credential refresh and header hardening, against a stub transport.
+final class ResilienceTests: XCTestCase {
+    private func queue(_ transport: StubTransport, delegate: (any RequestQueueDelegate)? = nil,
+                       configure: (inout RequestQueueConfiguration) -> Void) -> RequestQueue {
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configure(&configuration)
+        return RequestQueue(configuration: configuration, delegate: delegate,
+                            baseURL: URL(string: "https://api.example.com"), transport: transport)
+    }
+
+    private static let fastRetries = RetryPolicy(maximumAttempts: 3, baseDelay: 0.01, jitter: 0)
+
+    // MARK: - Retries
+
+    func testRetriedRequestKeepsItsIDAndObserversSeeOnlyTheEnd() throws {
+        // Given a server that fails twice with 503 and then answers
+        let calls = Locked(0)
+        let transport = StubTransport { _ in
+            calls.withLock { $0 += 1; return $0 } < 3 ? .status(503) : .json(#"{"message":"third time"}"#)
+        }
+        let log = Recorder<String>()
+        let queue = queue(transport, delegate: AttemptLogger(log: log)) { $0.retryPolicy = Self.fastRetries }
+
+        // When a GET is observed
+        let results = Recorder<Result<Greeting, RequestError>>()
+        let done = expectation(description: "result")
+        let id = queue.add(PathRequest<Greeting>("/flaky"))
+        queue.addObserver(for: id) { (result: Result<Greeting, RequestError>) in results.append(result); done.fulfill() }
+        wait(for: [done], timeout: 5)
+        TestQueues.callbacks.sync {}
+
+        // Then three attempts were made, delegates heard each, and the observer only the success
+        XCTAssertEqual(transport.started.count, 3)
+        XCTAssertEqual(log.all, ["willSend", "willRetry 1", "willSend", "willRetry 2", "willSend"])
+        XCTAssertEqual(results.count, 1)
+        XCTAssertEqual(try results.all.first?.get(), Greeting(message: "third time"))
+    }
+
+    func testRetriesStopAtTheLimitWithTheLastError() throws {
+        let transport = StubTransport { _ in .failure(.cannotConnectToHost) }
+        let queue = queue(transport) { $0.retryPolicy = Self.fastRetries }
+        let result = try XCTUnwrap(result(of: queue.add(PathRequest<Greeting>("/down")), on: queue, as: Greeting.self))
+        guard case .failure(.transportFailed(let error)) = result else { return XCTFail("got \(result)") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+        XCTAssertEqual(transport.started.count, 3)
+    }
+
+    func testNonIdempotentRequestsAndOtherStatusesAreNotRetried() throws {
+        let transport = StubTransport { request in request.httpMethod == "POST" ? .status(503) : .status(404) }
+        let queue = queue(transport) { $0.retryPolicy = Self.fastRetries }
+        _ = result(of: queue.add(BodyRequest<TextBody, EmptyResponse>(parameters: TextBody(text: "x"), path: "/p")), on: queue, as: EmptyResponse.self)
+        _ = result(of: queue.add(PathRequest<EmptyResponse>("/missing")), on: queue, as: EmptyResponse.self)
+        XCTAssertEqual(transport.started.count, 2)
+    }
+
+    func testRetryAfterSetsTheDelay() {
+        let policy = RetryPolicy(maximumDelay: 10)
+        let asked = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil,
+                                    headerFields: ["Retry-After": "7"])!
+        XCTAssertEqual(policy.delay(after: 1, method: "GET", failure: .status(asked)), 7)
+        let tooLong = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 429, httpVersion: nil,
+                                      headerFields: ["Retry-After": "120"])!
+        XCTAssertNil(policy.delay(after: 1, method: "GET", failure: .status(tooLong)))
+        let date = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil,
+                                   headerFields: ["Retry-After": "Wed, 21 Oct 2015 07:28:05 GMT"])!
+        let now = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "GMT"),
+                                 year: 2015, month: 10, day: 21, hour: 7, minute: 28, second: 0).date!
+        XCTAssertEqual(RetryPolicy.retryAfter(date, now: now), 5)
+    }
+
+    func testBackoffDoublesWithJitterWithinBounds() {
+        let policy = RetryPolicy(maximumAttempts: 6, baseDelay: 0.5, maximumDelay: 3, jitter: 0.5)
+        XCTAssertEqual(policy.delay(after: 1, method: "GET", failure: .transport(.cannotConnectToHost), random: { 0 }), 0.5)
+        XCTAssertEqual(policy.delay(after: 2, method: "GET", failure: .transport(.cannotConnectToHost), random: { 0 }), 1)
+        XCTAssertEqual(policy.delay(after: 3, method: "GET", failure: .transport(.cannotConnectToHost), random: { 1 }), 1)
+        XCTAssertEqual(policy.delay(after: 5, method: "GET", failure: .transport(.cannotConnectToHost), random: { 0 }), 3)
+        XCTAssertNil(policy.delay(after: 6, method: "GET", failure: .transport(.cannotConnectToHost)))
+        XCTAssertNil(policy.delay(after: 1, method: "POST", failure: .transport(.cannotConnectToHost)))
+    }
+
+    func testCancelDuringBackoffEndsTheRequest() throws {
+        let transport = StubTransport { _ in .status(503) }
+        let queue = queue(transport) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 30, jitter: 0) }
+        let id = queue.add(PathRequest<EmptyResponse>("/slow-retry"))
+        XCTAssertTrue(transport.waitForStarts(1))
+        let cancelled = expectation(description: "cancelled")
+        queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
+            if case .failure(.cancelled) = result { cancelled.fulfill() }
+        }
+        // The observer is registered while the request waits out its 30 s backoff.
+        queue.cancel(id)
+        wait(for: [cancelled], timeout: 5)
+        XCTAssertEqual(transport.started.count, 1)
+    }
+
+    // MARK: - Credentials refresh
+
+    func testOneRefreshServesAllRequestsRefusedTogether() throws {
+        // Given a server that wants "Bearer fresh" and an authenticator that starts with a stale token
+        let transport = StubTransport { request in
+            request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" ? .json(#"{"message":"welcome"}"#) : .hold
+        }
+        let authenticator = TokenAuthenticator(token: "stale", refreshed: "fresh")
+        let queue = queue(transport) { $0.authenticator = authenticator; $0.maxConcurrentRequests = 20 }
+
+        // When 20 requests are in flight at once and all come back 401
+        let done = expectation(description: "all")
+        done.expectedFulfillmentCount = 20
+        let successes = Locked(0)
+        for index in 0..<20 {
+            queue.addObserver(for: queue.add(PathRequest<Greeting>("/me/\(index)"))) { (result: Result<Greeting, RequestError>) in
+                if case .success = result { successes.withLock { $0 += 1 } }
+                done.fulfill()
+            }
+        }
+        XCTAssertTrue(transport.waitForStarts(20))
+        while transport.releaseOldest(with: .status(401, headers: ["WWW-Authenticate": "Bearer"])) != nil {}
+        wait(for: [done], timeout: 10)
+
+        // Then one refresh ran, and every request succeeded on its second try
+        XCTAssertEqual(authenticator.refreshCount, 1)
+        XCTAssertEqual(successes.withLock { $0 }, 20)
+        XCTAssertEqual(transport.started.count, 40)
+    }
+
+    func testFailedRefreshFailsEveryWaitingRequest() throws {
+        let transport = StubTransport { _ in .status(401) }
+        let authenticator = TokenAuthenticator(token: "stale", refreshed: nil)
+        let queue = queue(transport) { $0.authenticator = authenticator }
+        let done = expectation(description: "all")
+        done.expectedFulfillmentCount = 5
+        let failures = Recorder<String>()
+        for index in 0..<5 {
+            queue.addObserver(for: queue.add(PathRequest<Greeting>("/me/\(index)"))) { (result: Result<Greeting, RequestError>) in
+                if case .failure(.authenticationFailed(let error)) = result { failures.append("\(error)") }
+                done.fulfill()
+            }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(failures.all, Array(repeating: "RefreshFailed()", count: 5))
+        XCTAssertLessThanOrEqual(authenticator.refreshCount, 5)
+        XCTAssertGreaterThanOrEqual(authenticator.refreshCount, 1)
+    }
+
+    // MARK: - Headers
+
+    func testHeadersFromDelegatesAndConfigurationAreChecked() throws {
+        // A delegate that sets an invalid header name
+        let transport = StubTransport()
+        let fromDelegate = queue(transport, delegate: BadHeaderDelegate()) { _ in }
+        let result1 = try XCTUnwrap(result(of: fromDelegate.add(PathRequest<EmptyResponse>("/x")), on: fromDelegate, as: EmptyResponse.self))
+        guard case .failure(.invalidHeader(let name, _)) = result1 else { return XCTFail("got \(result1)") }
+        XCTAssertEqual(name, "Bad Header")
+
+        // A session configuration with a value that could inject a header
+        let fromConfiguration = queue(transport) {
+            let session = URLSessionConfiguration.default
+            session.httpAdditionalHeaders = ["X-Evil": "a\r\nX-Injected: 1"]
+            $0.sessionConfiguration = session
+        }
+        let result2 = try XCTUnwrap(result(of: fromConfiguration.add(PathRequest<EmptyResponse>("/x")), on: fromConfiguration, as: EmptyResponse.self))
+        guard case .failure(.invalidHeader(let evil, let reason)) = result2 else { return XCTFail("got \(result2)") }
+        XCTAssertEqual(evil, "X-Evil")
+        XCTAssertTrue(reason.contains("carriage return"), reason)
+        XCTAssertTrue(transport.started.isEmpty, "nothing may be sent")
+    }
+}
+
+private final class AttemptLogger: RequestQueueDelegate {
+    let log: Recorder<String>
+    init(log: Recorder<String>) { self.log = log }
+    func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) { log.append("willSend") }
+    func requestQueue(_ queue: RequestQueue, willRetry request: URLRequest, attempt: Int, after error: RequestError) {
+        log.append("willRetry \(attempt)")
+    }
+}
+
+private final class BadHeaderDelegate: RequestQueueDelegate {
+    func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
+        request.setValue("v", forHTTPHeaderField: "Bad Header")
+    }
+}
+
+struct RefreshFailed: Error {}
+
+/// Holds a token, counts refreshes, and fails them when it has nothing to refresh to.
+final class TokenAuthenticator: Authenticator {
+    private let token: Locked<String>
+    private let refreshed: String?
+    private let refreshes = Locked(0)
+
+    init(token: String, refreshed: String?) {
+        self.token = Locked(token)
+        self.refreshed = refreshed
+    }
+
+    var refreshCount: Int { refreshes.withLock { $0 } }
+
+    func authenticate(_ request: inout URLRequest) {
+        request.setValue("Bearer \(token.withLock { $0 })", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh() async throws {
+        refreshes.withLock { $0 += 1 }
+        guard let refreshed else { throw RefreshFailed() }
+        token.withLock { $0 = refreshed }
+    }
+}
