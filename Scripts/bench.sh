@@ -63,6 +63,8 @@ http {
         root $www;
         location = /small.json { }
         location = /large.bin { }
+        # Counts accepted connections: the benchmark reports new connections per request.
+        location = /status { stub_status; }
         # Upload sink: \`return\` makes nginx read the whole body and discard it (it must, to
         # keep the connection alive; checked below).
         location /upload {

@@ -70,8 +70,15 @@ final class URLSessionTransport: Transport {
         data: Data?, response: URLResponse?, error: (any Error)?, url: URL?
     ) -> Result<TransportResponse, URLError> {
         if let error {
+            let nsError = error as NSError
+            if connectionLost(nsError) {
+                return .failure(URLError(.networkConnectionLost, userInfo: nsError.userInfo))
+            }
             if let urlError = error as? URLError { return .failure(urlError) }
-            var info: [String: Any] = [NSUnderlyingErrorKey: error as NSError]
+            if nsError.domain == NSURLErrorDomain, let code = urlErrorCode(nsError.code) {
+                return .failure(URLError(code, userInfo: nsError.userInfo))
+            }
+            var info: [String: Any] = [NSUnderlyingErrorKey: nsError]
             if let url { info[NSURLErrorFailingURLErrorKey] = url }
             return .failure(URLError(.unknown, userInfo: info))
         }
@@ -82,6 +89,27 @@ final class URLSessionTransport: Transport {
         }
         return .success(TransportResponse(response: http, body: data ?? Data()))
     }
+}
+
+/// Whether an "unknown" URLSession error is libcurl reporting a connection that broke mid-way.
+///
+/// Linux's URLSession reports a connection reset or a body cut short (the server died) as
+/// `NSURLErrorUnknown` (-1) with libcurl's message, not as `networkConnectionLost`; measured
+/// with a server killed by SIGKILL mid-response.
+private func connectionLost(_ error: NSError) -> Bool {
+    guard error.domain == NSURLErrorDomain, error.code == NSURLErrorUnknown else { return false }
+    let message = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+    return ["recv failure", "send failure", "connection reset", "transfer closed with", "empty reply from server",
+            "connection died"].contains { message.contains($0) }
+}
+
+/// The URLError code for a raw NSURLErrorDomain code (whose initialiser is failable only on Linux).
+private func urlErrorCode(_ rawValue: Int) -> URLError.Code? {
+    #if canImport(FoundationNetworking)
+    return URLError.Code(rawValue: rawValue)
+    #else
+    return URLError.Code(rawValue: rawValue)
+    #endif
 }
 
 private struct SessionTask: TransportTask {
