@@ -9,9 +9,13 @@ final class TypeObserver: @unchecked Sendable {
     private weak var owner: AnyObject?
     private let removed = Atomic<Bool>(false)
     private let handler: @Sendable (AnyResult) -> Void
+    /// Called where the result is produced rather than on the callback queue (for streams of
+    /// results, which must not depend on the main queue running).
+    let isDirect: Bool
 
-    init(owner: AnyObject, handler: @escaping @Sendable (AnyResult) -> Void) {
+    init(owner: AnyObject, isDirect: Bool = false, handler: @escaping @Sendable (AnyResult) -> Void) {
         self.owner = owner
+        self.isDirect = isDirect
         self.handler = handler
     }
 

@@ -22,6 +22,9 @@ struct QueueState {
 
     struct Entry {
         let box: any AnyRequestBox
+        let priority: RequestPriority
+        /// Held weakly: it only names a cancel group.
+        weak var owner: AnyObject?
         var phase: Phase = .waiting
         var idObservers: [IDObserver] = []
         /// The continuation of an `async` `send`, resumed without going through the callback queue.
@@ -30,6 +33,8 @@ struct QueueState {
         var resume: Attempt?
         /// Courier's own temporary body file, removed when the request ends.
         var temporaryFile: URL?
+        var metrics: RequestMetrics
+        var progressObservers: [ProgressObserver] = []
     }
 
     /// A request's terminal result, taken out of the state exactly once, with everyone to tell.
@@ -43,15 +48,21 @@ struct QueueState {
         let typeObservers: [TypeObserver]
         let completion: IDObserver?
         let temporaryFile: URL?
+        let metrics: RequestMetrics
+        let progressObservers: [ProgressObserver]
     }
 
     private(set) var entries: [RequestID: Entry] = [:]
-    private var waiting = WaitingList()
+    /// The waiting requests, one first-in-first-out list per priority.
+    private var waiting = [WaitingList](repeating: WaitingList(), count: RequestPriority.allCases.count)
     private(set) var inFlight = 0
     /// Requests whose result is taken but not yet handed to their observers.
     private var undelivered: Set<RequestID> = []
     var typeObservers = TypeObserverTable()
     private var results: RecentResults
+    /// Requests with progress observers, and whether a poll of their progress is scheduled.
+    private var progressWatched: Set<RequestID> = []
+    var progressPollScheduled = false
     /// Whether a sweep of dead type observers is scheduled.
     var sweepScheduled = false
     private var deadlines = Deadlines()
@@ -67,16 +78,26 @@ struct QueueState {
         results = RecentResults(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
     }
 
-    /// Adds a request to the end of the waiting list and returns its new ID.
-    mutating func enqueue(_ box: any AnyRequestBox, completion: IDObserver?) -> RequestID {
+    /// Adds a request to the end of its priority's waiting list and returns its new ID.
+    mutating func enqueue(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
+                          completion: IDObserver?) -> RequestID {
         // The ID is drawn under the lock so that waiting order and ID order agree.
         let id = RequestID.next()
-        entries[id] = Entry(box: box, completion: completion)
-        waiting.append(id)
+        entries[id] = Entry(box: box, priority: priority, owner: owner, completion: completion,
+                            metrics: RequestMetrics(id: id, addedAt: Date()))
+        waiting[priority.rawValue].append(id)
         return id
     }
 
-    var waitingCount: Int { waiting.count }
+    var waitingCount: Int { waiting.reduce(0) { $0 + $1.count } }
+
+    /// The next waiting ID, highest priority first.
+    private mutating func popWaiting() -> RequestID? {
+        for priority in RequestPriority.allCases.reversed() {
+            if let id = waiting[priority.rawValue].popFirst() { return id }
+        }
+        return nil
+    }
 
     enum Start {
         /// A new request: make its URL request.
@@ -88,7 +109,7 @@ struct QueueState {
     /// Takes the next waiting request and a slot for it, if fewer than `limit` are in flight.
     mutating func nextToStart(limit: Int) -> Start? {
         guard inFlight < limit else { return nil }
-        while let id = waiting.popFirst() {
+        while let id = popWaiting() {
             // A request cancelled while waiting has no entry left: skip it.
             guard let entry = entries[id], case .waiting = entry.phase else { continue }
             entries[id]?.phase = .preparing
@@ -113,7 +134,7 @@ struct QueueState {
         guard let entry = entries[attempt.id], case .paused = entry.phase else { return false }
         entries[attempt.id]?.phase = .waiting
         entries[attempt.id]?.resume = attempt
-        waiting.prepend(attempt.id)
+        waiting[entry.priority.rawValue].prepend(attempt.id)
         return true
     }
 
@@ -160,9 +181,11 @@ struct QueueState {
 
     /// Marks a prepared request as running, with its deadline (uptime in nanoseconds) if any.
     mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, temporaryFile: URL?,
-                         deadline: UInt64?, to id: RequestID) -> Attachment {
+                         deadline: UInt64?, attempt: Int, to id: RequestID) -> Attachment {
         guard entries[id] != nil else { return .ended }
         entries[id]?.phase = .running(task, urlRequest)
+        entries[id]?.metrics.attempts = attempt
+        if entries[id]?.metrics.startedAt == nil { entries[id]?.metrics.startedAt = Date() }
         if let temporaryFile { entries[id]?.temporaryFile = temporaryFile }
         guard let deadline else { return .attached }
         deadlines.insert(deadline, for: id)
@@ -184,6 +207,15 @@ struct QueueState {
         }
         armedDeadline = next
         return (expired, next)
+    }
+
+    /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
+    mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?, redirected: Bool) {
+        guard entries[id] != nil else { return }
+        entries[id]?.metrics.bytesSent += bytesSent
+        entries[id]?.metrics.bytesReceived += bytesReceived
+        if let statusCode { entries[id]?.metrics.statusCode = statusCode }
+        if redirected { entries[id]?.metrics.redirects += 1 }
     }
 
     func isActive(_ id: RequestID) -> Bool {
@@ -211,11 +243,16 @@ struct QueueState {
             break
         }
         results.insert(result, for: id, now: now)
+        var metrics = entry.metrics
+        metrics.finishedAt = Date()
         let typeObservers = typeObservers.active(for: entry.box.responseType)
-        if !entry.idObservers.isEmpty || !typeObservers.isEmpty { undelivered.insert(id) }
+        if !entry.idObservers.isEmpty || typeObservers.contains(where: { !$0.isDirect }) || !entry.progressObservers.isEmpty {
+            undelivered.insert(id)
+        }
+        progressWatched.remove(id)
         return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
                      idObservers: entry.idObservers, typeObservers: typeObservers, completion: entry.completion,
-                     temporaryFile: entry.temporaryFile)
+                     temporaryFile: entry.temporaryFile, metrics: metrics, progressObservers: entry.progressObservers)
     }
 
     mutating func markDelivered(_ id: RequestID) {
@@ -241,9 +278,27 @@ struct QueueState {
         return .deliverNow(.failure(.resultUnavailable(id)))
     }
 
-    /// Ends every request at once, for a queue that is going away.
-    mutating func claimAll(result: AnyResult, now: UInt64) -> [Claim] {
-        let ids = entries.keys.sorted()
+    /// Adds a progress observer; false when the request is not active (it ended, or is unknown).
+    mutating func addProgressObserver(_ observer: ProgressObserver, for id: RequestID) -> Bool {
+        guard entries[id] != nil else { return false }
+        entries[id]?.progressObservers.append(observer)
+        progressWatched.insert(id)
+        return true
+    }
+
+    /// The running tasks whose progress is observed, with their observers.
+    func watchedTransfers() -> [(any TransportTask, [ProgressObserver])] {
+        progressWatched.compactMap { id in
+            guard let entry = entries[id], case .running(let task, _) = entry.phase else { return nil }
+            return (task, entry.progressObservers)
+        }
+    }
+
+    var hasProgressObservers: Bool { !progressWatched.isEmpty }
+
+    /// Ends at once every request for which `isIncluded` holds (all by default), oldest first.
+    mutating func claimAll(result: AnyResult, now: UInt64, where isIncluded: (Entry) -> Bool = { _ in true }) -> [Claim] {
+        let ids = entries.filter { isIncluded($0.value) }.keys.sorted()
         return ids.compactMap { claim($0, result: result, urlRequest: nil, now: now) }
     }
 }

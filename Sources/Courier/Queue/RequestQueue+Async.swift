@@ -11,11 +11,14 @@ extension RequestQueue {
     /// `Task` cancels the request, which then throws ``RequestError/cancelled``.
     /// The result does not go through the callback queue, so this works in command-line
     /// programs whose main queue never runs.
-    public func send<R: Request>(_ request: R) async throws(RequestError) -> R.ResponseType {
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - priority: Its place among waiting requests. Default: `.normal`.
+    public func send<R: Request>(_ request: R, priority: RequestPriority = .normal) async throws(RequestError) -> R.ResponseType {
         let handle = SendHandle()
         let result: AnyResult = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<AnyResult, Never>) in
-                let id = enqueue(request) { continuation.resume(returning: $0) }
+                let id = enqueue(request, priority: priority) { continuation.resume(returning: $0) }
                 if !handle.started(id) { cancel(id) }
             }
         } onCancel: {

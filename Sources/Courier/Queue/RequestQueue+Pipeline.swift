@@ -78,7 +78,7 @@ extension RequestQueue {
         let attachment = state.withLock {
             $0.attach(task, urlRequest: request.urlRequest,
                       temporaryFile: request.bodyFileIsTemporary ? request.bodyFile : nil,
-                      deadline: deadline, to: attempt.id)
+                      deadline: deadline, attempt: attempt.number, to: attempt.id)
         }
         switch attachment {
         case .ended:
@@ -98,12 +98,19 @@ extension RequestQueue {
         task.resume()
     }
 
-    private func transportDidFinish(_ attempt: Attempt, slot: Slot, result: Result<TransportResponse, URLError>) {
-        guard state.withLock({ $0.isActive(attempt.id) }) else {
+    private func transportDidFinish(_ attempt: Attempt, slot: Slot, result: Result<TransportResponse, RequestError>) {
+        let response = try? result.get()
+        let active = state.withLock { state in
+            state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize,
+                                 bytesReceived: Int64(response?.body.count ?? 0),
+                                 statusCode: response?.response.statusCode, redirected: attempt.redirects > 0)
+            return state.isActive(attempt.id)
+        }
+        guard active else {
             release(slot)
             return scheduleStarts()
         }
-        if case .success(let response) = result {
+        if let response {
             switch redirect(attempt, after: response.response) {
             case .follow(let hop): return launch(hop, slot: slot)
             case .tooMany(let count):
@@ -144,18 +151,14 @@ extension RequestQueue {
         return .follow(hop)
     }
 
-    private func complete(_ attempt: Attempt, result: Result<TransportResponse, URLError>) {
+    private func complete(_ attempt: Attempt, result: Result<TransportResponse, RequestError>) {
         let id = attempt.id
         let request = attempt.current.urlRequest
         switch result {
-        case .failure(let urlError):
-            let error: RequestError = switch urlError.code {
-            case .cancelled: .cancelled
-            case .timedOut: .timedOut
-            case .dataLengthExceedsMaximum: .responseTooLarge(limit: configuration.maximumResponseSize ?? 0)
-            default: .transportFailed(urlError)
+        case .failure(let error):
+            if case .transportFailed(let urlError) = error, retry(attempt, failure: .transport(urlError.code), error: error) {
+                return
             }
-            if retry(attempt, failure: .transport(urlError.code), error: error) { return }
             fail(id, urlRequest: request, error: error)
         case .success(let response):
             delegate?.requestQueue(self, didReceive: response.response)
@@ -273,6 +276,7 @@ extension RequestQueue {
             delegate?.requestQueue(self, didFailWith: claim.urlRequest, error: error)
             claim.box.didFail(claim.urlRequest, error: error)
         }
+        delegate?.requestQueue(self, didFinishWith: claim.metrics)
         let weakSelf = WeakRequestQueue(self)
         Self.deliver(claim, on: configuration.callbackQueue) {
             weakSelf.queue?.state.withLock { $0.markDelivered(claim.id) }
@@ -285,10 +289,20 @@ extension RequestQueue {
             try? FileManager.default.removeItem(at: file)
         }
         claim.completion?(claim.result)
-        guard !claim.idObservers.isEmpty || !claim.typeObservers.isEmpty else { return }
+        for observer in claim.typeObservers where observer.isDirect { observer.deliver(claim.result) }
+        let progress = TransferProgress(bytesSent: claim.metrics.bytesSent, totalBytesToSend: claim.metrics.bytesSent,
+                                        bytesReceived: claim.metrics.bytesReceived,
+                                        totalBytesToReceive: claim.metrics.bytesReceived)
+        guard !claim.idObservers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
+                || !claim.progressObservers.isEmpty else {
+            whenDelivered?()
+            return
+        }
         callbackQueue.async {
+            // The last progress report comes first, so that a progress bar is full before the result.
+            for observer in claim.progressObservers { observer.report(progress, force: true) }
             for observer in claim.idObservers { observer(claim.result) }
-            for observer in claim.typeObservers { observer.deliver(claim.result) }
+            for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
             whenDelivered?()
         }
     }

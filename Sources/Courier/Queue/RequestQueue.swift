@@ -127,15 +127,23 @@ public final class RequestQueue: Sendable {
     /// Returns at once, from any thread. Observe the result with ``addObserver(for:handler:)``,
     /// which gets the result even when the request has already finished.
     /// - Returns: The request's ID, unique in the process.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - priority: When the concurrency limit holds requests back, higher priorities start
+    ///     first; within a priority, the order of adding. Default: `.normal`.
+    ///   - owner: An object that names a cancel group for ``cancelAll(ownedBy:)``, held weakly.
+    ///     Default: none.
     @discardableResult
-    public func add<R: Request>(_ request: R) -> RequestID {
-        enqueue(request, completion: nil)
+    public func add<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil) -> RequestID {
+        enqueue(request, priority: priority, owner: owner, completion: nil)
     }
 
-    func enqueue<R: Request>(_ request: R, completion: IDObserver?) -> RequestID {
+    func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
+                             completion: IDObserver?) -> RequestID {
         let limit = concurrencyLimit
         let (id, canStart) = state.withLock { state in
-            (state.enqueue(RequestBox(request: request), completion: completion), state.inFlight < limit)
+            (state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion),
+             state.inFlight < limit)
         }
         if canStart {
             scheduleStarts()
@@ -149,6 +157,35 @@ public final class RequestQueue: Sendable {
     /// stopped; a finished request, or an ID this queue does not know, is left as it is.
     public func cancel(_ id: RequestID) {
         end(id, with: .cancelled)
+    }
+
+    /// Cancels every request of the queue, waiting or in flight.
+    public func cancelAll() {
+        cancelAll { _ in true }
+    }
+
+    /// Cancels every request whose response type is `type`.
+    public func cancelAll<R: Response>(ofType type: R.Type) {
+        let wanted = ObjectIdentifier(type)
+        cancelAll { $0.box.responseType == wanted }
+    }
+
+    /// Cancels every request added with `owner` (see ``add(_:priority:owner:)``).
+    public func cancelAll(ownedBy owner: AnyObject) {
+        cancelAll { $0.owner === owner }
+    }
+
+    private func cancelAll(where isIncluded: (QueueState.Entry) -> Bool) {
+        let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now(), where: isIncluded) }
+        for claim in claims { claim.task?.cancel() }
+        let weakSelf = WeakRequestQueue(self)
+        let callbackQueue = configuration.callbackQueue
+        workQueue.async {
+            for claim in claims {
+                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, whenDelivered: nil) }
+                queue.conclude(claim)
+            }
+        }
     }
 
     /// Ends a request from outside its pipeline (cancelled, timed out), stopping its task.

@@ -35,6 +35,10 @@ public protocol RequestQueueDelegate: Sendable {
     /// or it was cancelled while waiting).
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError)
 
+    /// Called once when a request ends, whatever its result, after `didFailWith` and before
+    /// observers, with its timings, attempts, bytes and last status.
+    func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics)
+
     /// Called before a redirect is followed. Return `newRequest` (the default) to follow it, a
     /// changed request to follow that instead, or `nil` to stop: the redirect response is then
     /// the request's response. `newRequest` already lacks the sensitive headers when the
@@ -56,6 +60,7 @@ extension RequestQueueDelegate {
     public func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {}
     public func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {}
     public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {}
+    public func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {}
     public func requestQueue(_ queue: RequestQueue, shouldRedirect request: URLRequest, to newRequest: URLRequest,
                              response: HTTPURLResponse) -> URLRequest? { newRequest }
     public func requestQueue(_ queue: RequestQueue, willRetry request: URLRequest, attempt: Int, after error: RequestError) {}

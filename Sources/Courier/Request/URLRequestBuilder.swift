@@ -11,6 +11,15 @@ struct PreparedRequest: Sendable {
     /// Whether `bodyFile` is Courier's own temporary file, removed once the request ends.
     var bodyFileIsTemporary = false
 
+    /// The body's size in bytes (0 without a body).
+    var bodySize: Int64 {
+        if let body = urlRequest.httpBody { return Int64(body.count) }
+        guard let bodyFile, let size = try? FileManager.default.attributesOfItem(atPath: bodyFile.path)[.size] as? Int else {
+            return 0
+        }
+        return Int64(size)
+    }
+
     /// Removes the temporary body file, if there is one.
     func removeTemporaryFiles() {
         if let bodyFile, bodyFileIsTemporary {

@@ -17,7 +17,7 @@ protocol Transport: Sendable {
     func makeTask(
         for request: URLRequest,
         bodyFile: URL?,
-        completion: @escaping @Sendable (Result<TransportResponse, URLError>) -> Void
+        completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask
 
     /// Cancels everything in flight and releases the transport's resources.
@@ -28,6 +28,20 @@ protocol Transport: Sendable {
 protocol TransportTask: Sendable {
     /// Starts sending.
     func resume()
-    /// Stops the request; once resumed, its completion then reports `URLError.cancelled`.
+    /// Stops the request; once resumed, its completion then reports ``RequestError/cancelled``.
     func cancel()
+    /// Bytes sent and received so far, with the totals when they are known.
+    var progress: TransferProgress { get }
+}
+
+extension RequestError {
+    /// The error for a URLSession failure.
+    init(_ error: URLError, maximumResponseSize: Int? = nil) {
+        switch error.code {
+        case .cancelled: self = .cancelled
+        case .timedOut: self = .timedOut
+        case .dataLengthExceedsMaximum: self = .responseTooLarge(limit: maximumResponseSize ?? 0)
+        default: self = .transportFailed(error)
+        }
+    }
 }

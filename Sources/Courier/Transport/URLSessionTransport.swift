@@ -32,10 +32,11 @@ final class URLSessionTransport: Transport {
     func makeTask(
         for request: URLRequest,
         bodyFile: URL?,
-        completion: @escaping @Sendable (Result<TransportResponse, URLError>) -> Void
+        completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask {
         let url = request.url
         let delegate = self.delegate
+        let maximumResponseSize = self.maximumResponseSize
         let taskIdentifier = Locked<Int?>(nil)
         let handler: @Sendable (Data?, URLResponse?, (any Error)?) -> Void = { data, response, error in
             // A cancelled authentication challenge ends the task with URLError.cancelled; its
@@ -44,7 +45,8 @@ final class URLSessionTransport: Transport {
                let id = taskIdentifier.withLock({ $0 }), let challenged = delegate.takeChallengedResponse(for: id) {
                 return completion(.success(TransportResponse(response: challenged, body: data ?? Data())))
             }
-            completion(Self.result(data: data, response: response, error: error, url: url))
+            completion(Self.result(data: data, response: response, error: error, url: url)
+                .mapError { RequestError($0, maximumResponseSize: maximumResponseSize) })
         }
         let task: URLSessionTask
         let streamsFromFile = bodyFile != nil && request.httpBody == nil
@@ -116,4 +118,9 @@ private struct SessionTask: TransportTask {
     let task: URLSessionTask
     func resume() { task.resume() }
     func cancel() { task.cancel() }
+    var progress: TransferProgress {
+        TransferProgress(bytesSent: task.countOfBytesSent, totalBytesToSend: task.countOfBytesExpectedToSend,
+                         bytesReceived: task.countOfBytesReceived,
+                         totalBytesToReceive: task.countOfBytesExpectedToReceive)
+    }
 }

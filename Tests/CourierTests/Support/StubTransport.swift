@@ -22,7 +22,7 @@ final class StubTransport: Transport {
 
     private struct Held {
         let request: URLRequest
-        let completion: @Sendable (Result<TransportResponse, URLError>) -> Void
+        let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
     }
 
     private struct State {
@@ -67,7 +67,7 @@ final class StubTransport: Transport {
     func makeTask(
         for request: URLRequest,
         bodyFile: URL?,
-        completion: @escaping @Sendable (Result<TransportResponse, URLError>) -> Void
+        completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask {
         let key = state.withLock { state in
             defer { state.nextKey += 1 }
@@ -88,7 +88,7 @@ final class StubTransport: Transport {
             },
             onCancel: { [self] in
                 let held = state.withLock { $0.held.removeValue(forKey: key) }
-                held?.completion(.failure(URLError(.cancelled)))
+                held?.completion(.failure(.cancelled))
             }
         )
     }
@@ -99,16 +99,16 @@ final class StubTransport: Transport {
             defer { state.held = [:] }
             return Array(state.held.values)
         }
-        for entry in held { entry.completion(.failure(URLError(.cancelled))) }
+        for entry in held { entry.completion(.failure(.cancelled)) }
     }
 
-    private static func result(_ reply: Reply, for request: URLRequest) -> Result<TransportResponse, URLError> {
+    private static func result(_ reply: Reply, for request: URLRequest) -> Result<TransportResponse, RequestError> {
         switch reply {
         case .status(let code, let headers, let body):
             let response = HTTPURLResponse(url: request.url!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: headers)!
             return .success(TransportResponse(response: response, body: body))
         case .failure(let code):
-            return .failure(URLError(code))
+            return .failure(RequestError(URLError(code)))
         case .hold:
             fatalError("a held request is answered by releaseOldest(with:)")
         }
@@ -120,4 +120,5 @@ private struct StubTask: TransportTask {
     let onCancel: @Sendable () -> Void
     func resume() { onResume() }
     func cancel() { onCancel() }
+    var progress: TransferProgress { TransferProgress() }
 }

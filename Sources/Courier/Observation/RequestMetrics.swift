@@ -1,0 +1,46 @@
+import Foundation
+
+/// What happened to one request, handed to ``RequestQueueDelegate/requestQueue(_:didFinishWith:)``
+/// when it ends, whatever its result.
+///
+/// ```swift
+/// func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
+///     log("\(metrics.id) \(metrics.statusCode ?? 0) in \(metrics.totalDuration) s, \(metrics.attempts) attempt(s)")
+/// }
+/// ```
+public struct RequestMetrics: Sendable, Hashable {
+    /// The request.
+    public let id: RequestID
+    /// When it was added to the queue.
+    public let addedAt: Date
+    /// When it was first handed to the transport; `nil` if it never was (cancelled while
+    /// waiting, or its URL or parameters were invalid).
+    public internal(set) var startedAt: Date?
+    /// When it ended.
+    public internal(set) var finishedAt: Date
+    /// Attempts made: 1, plus retries and the resend after a credentials refresh.
+    public internal(set) var attempts: Int
+    /// Redirects followed, over all attempts.
+    public internal(set) var redirects: Int
+    /// Body bytes sent, over all attempts and redirects.
+    public internal(set) var bytesSent: Int64
+    /// Response body bytes received, over all attempts and redirects.
+    public internal(set) var bytesReceived: Int64
+    /// The status of the last response, if any arrived.
+    public internal(set) var statusCode: Int?
+
+    init(id: RequestID, addedAt: Date) {
+        self.id = id
+        self.addedAt = addedAt
+        finishedAt = addedAt
+        attempts = 0
+        redirects = 0
+        bytesSent = 0
+        bytesReceived = 0
+    }
+
+    /// Seconds from adding to the end.
+    public var totalDuration: TimeInterval { finishedAt.timeIntervalSince(addedAt) }
+    /// Seconds spent waiting for a free slot before the first send.
+    public var waitingDuration: TimeInterval { (startedAt ?? finishedAt).timeIntervalSince(addedAt) }
+}
