@@ -69,10 +69,16 @@ public final class RequestQueue: Sendable {
         baseURL: URL? = nil
     ) {
         let limit = max(1, configuration.maxConcurrentRequests)
-        let transport = URLSessionTransport(configuration: configuration.sessionConfiguration,
-                                            minimumConnectionsPerHost: limit,
-                                            credentials: configuration.credentials,
-                                            maximumResponseSize: configuration.maximumResponseSize)
+        func network() -> URLSessionTransport {
+            URLSessionTransport(configuration: configuration.sessionConfiguration, minimumConnectionsPerHost: limit,
+                                credentials: configuration.credentials,
+                                maximumResponseSize: configuration.maximumResponseSize)
+        }
+        let transport: any Transport = switch configuration.transport.kind {
+        case .network: network()
+        case .fixtures(let fixtures): fixtures
+        case .recording(let directory): FixtureRecorder(network: network(), directory: directory)
+        }
         self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport)
     }
 

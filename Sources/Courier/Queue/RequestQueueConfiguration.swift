@@ -66,6 +66,10 @@ public struct RequestQueueConfiguration: Sendable {
     /// costs throughput (see BENCHMARKS.md); leave it `nil` where speed matters most.
     public var maximumResponseSize: Int?
 
+    /// Where requests go. Default: ``RequestTransport/network``; ``RequestTransport/fixtures(_:)``
+    /// answers from fixtures (tests, demos), ``RequestTransport/recording(into:)`` captures them.
+    public var transport: RequestTransport = .network
+
     /// Whether failed requests are tried again. Default: `nil`, never.
     public var retryPolicy: RetryPolicy?
 

@@ -50,6 +50,10 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// No response arrived within the request's timeout.
     case timedOut
 
+    /// A ``FixtureTransport`` has no fixture for the request. `request` summarises it
+    /// (`GET /users/3?expand=true`); `nearest` lists the closest fixtures and why each missed.
+    case noFixture(request: String, nearest: [String])
+
     /// The response body is larger than ``RequestQueueConfiguration/maximumResponseSize``; the
     /// transfer was stopped without buffering the rest.
     case responseTooLarge(limit: Int)
@@ -98,6 +102,9 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
         case .timedOut:
             return "The request timed out: no response arrived within its timeout. "
                 + "Raise the request's `timeout` or the queue's `timeoutInterval` if the server is slow."
+        case .noFixture(let request, let nearest):
+            let list = nearest.isEmpty ? " There are no fixtures at all." : " Nearest: " + nearest.joined(separator: "; ") + "."
+            return "No fixture matches \(request).\(list)"
         case .responseTooLarge(let limit):
             return "The response is larger than the \(limit)-byte limit (maximumResponseSize); the transfer was stopped."
         case .tooManyRedirects(let count):

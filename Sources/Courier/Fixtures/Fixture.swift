@@ -1,0 +1,126 @@
+import Foundation
+
+/// One canned answer of a ``FixtureTransport``: which requests it matches, and the response.
+///
+/// In a fixture file (JSON), one object or `{"fixtures": [ … ]}`:
+/// ```json
+/// {
+///   "method": "GET",
+///   "path": "/users/1",
+///   "query": {"expand": "true"},
+///   "status": 200,
+///   "headers": {"X-Request-Id": "42"},
+///   "json": {"id": 1, "name": "Ada"}
+/// }
+/// ```
+/// The response body is `json` (any JSON, sent as `application/json`), `body` (text), or
+/// `bodyFile` (a file beside the fixture file, sent as it is). To match on the request body,
+/// give `bodyContains` (text the body must contain) or `bodyJSON` (members the JSON body must
+/// have, with these values).
+public struct Fixture: Sendable, Hashable {
+    /// The method to match. Default: GET.
+    public var method: HTTPMethod
+    /// The path to match: the URL's whole path, or its end at a `/` (so `/users/1` matches a
+    /// queue whose base URL ends in `/v1`, at `/v1/users/1`).
+    public var path: String
+    /// Query items the URL must have, with these values (others may be present too).
+    public var query: [String: String]
+    /// Text the request body must contain, if given.
+    public var bodyContains: String?
+    /// JSON members the request body must have, if given, as JSON text of an object.
+    public var bodyJSON: String?
+    /// The response status. Default: 200.
+    public var status: Int
+    /// The response headers.
+    public var headers: [String: String]
+    /// The response body.
+    public var body: Data
+
+    public init(method: HTTPMethod = .get, path: String, query: [String: String] = [:],
+                bodyContains: String? = nil, bodyJSON: String? = nil,
+                status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method
+        self.path = path.hasPrefix("/") ? path : "/" + path
+        self.query = query
+        self.bodyContains = bodyContains
+        self.bodyJSON = bodyJSON
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A one-line summary, as in `GET /users/1?expand=true → 200`.
+    public var summary: String {
+        let query = self.query.isEmpty ? "" : "?" + self.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return "\(method) \(path)\(query) → \(status)"
+    }
+}
+
+extension Fixture {
+    /// Reads the fixtures of one file. Errors name the file and what is wrong.
+    static func load(from file: URL) throws -> [Fixture] {
+        let data = try Data(contentsOf: file)
+        let top: Any
+        do {
+            top = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw FixtureError.invalidFile(file.path, reason: "not valid JSON (\(error.localizedDescription))")
+        }
+        let objects: [[String: Any]]
+        if let object = top as? [String: Any], let list = object["fixtures"] as? [[String: Any]] {
+            objects = list
+        } else if let object = top as? [String: Any] {
+            objects = [object]
+        } else if let list = top as? [[String: Any]] {
+            objects = list
+        } else {
+            throw FixtureError.invalidFile(file.path, reason: "expected a fixture object or {\"fixtures\": [...]}")
+        }
+        return try objects.enumerated().map { index, object in
+            try Fixture(object: object, directory: file.deletingLastPathComponent(), origin: "\(file.path) #\(index + 1)")
+        }
+    }
+
+    private init(object: [String: Any], directory: URL, origin: String) throws {
+        guard let path = object["path"] as? String else {
+            throw FixtureError.invalidFile(origin, reason: "a fixture needs a \"path\"")
+        }
+        var headers = object["headers"] as? [String: String] ?? [:]
+        var body = Data()
+        if let json = object["json"] {
+            body = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
+            if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) {
+                headers["Content-Type"] = "application/json"
+            }
+        } else if let text = object["body"] as? String {
+            body = Data(text.utf8)
+        } else if let name = object["bodyFile"] as? String {
+            let file = directory.appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: file.path) else {
+                throw FixtureError.invalidFile(origin, reason: "its bodyFile \(file.path) cannot be read")
+            }
+            body = data
+        }
+        var bodyJSON: String?
+        if let members = object["bodyJSON"] {
+            bodyJSON = String(decoding: try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys]), as: UTF8.self)
+        }
+        let query = (object["query"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        self.init(method: HTTPMethod(rawValue: object["method"] as? String ?? "GET"), path: path, query: query,
+                  bodyContains: object["bodyContains"] as? String, bodyJSON: bodyJSON,
+                  status: object["status"] as? Int ?? 200, headers: headers, body: body)
+    }
+}
+
+/// A fixture folder or file that cannot be used.
+public enum FixtureError: Error, Sendable, CustomStringConvertible {
+    case invalidFile(String, reason: String)
+    case cannotWrite(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .invalidFile(let file, let reason): "Fixture \(file) cannot be used: \(reason)."
+        case .cannotWrite(let file, let reason): "Cannot record fixture \(file): \(reason)."
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// The fixture transport: stubs, fixture folders, matching, misses, simulated transfers, recording.
+final class FixtureTransportTests: XCTestCase {
+    struct User: Response, Decodable, Equatable { let id: Int; let name: String }
+
+    private func queue(_ fixtures: FixtureTransport, base: String = "https://api.example.com/v1") -> RequestQueue {
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.transport = .fixtures(fixtures)
+        return RequestQueue(configuration: configuration, baseURL: URL(string: base))
+    }
+
+    func testStubsAnswerThroughTheWholePipeline() async throws {
+        // Given stubs for a user and a missing user
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/users/2", status: 404, json: #"{"error": "no such user"}"#)
+        let queue = queue(fixtures)
+
+        // When requests go through a queue whose base URL has a path
+        let ada = try await queue.send(PathRequest<User>("/users/1"))
+        do {
+            _ = try await queue.send(PathRequest<User>("/users/2"))
+            XCTFail("expected a 404")
+        } catch {
+            // Then validation ran on the fixture's status, as it would on the network's
+            guard case .validationFailed(let response, let body) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(response.statusCode, 404)
+            XCTAssertEqual(body.string, #"{"error": "no such user"}"#)
+        }
+        XCTAssertEqual(ada, User(id: 1, name: "Ada"))
+        XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path }, ["/v1/users/1", "/v1/users/2"])
+    }
+
+    func testFolderOfFixturesWithQueryAndBodyMatchers() async throws {
+        // Given a folder with a list of fixtures and a body file beside them
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-fixtures-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"""
+        {"fixtures": [
+          {"method": "GET", "path": "/search", "query": {"q": "swift"}, "json": {"id": 7, "name": "Swift"}},
+          {"method": "GET", "path": "/search", "json": {"id": 0, "name": "anything"}},
+          {"method": "POST", "path": "/login", "bodyJSON": {"user": "ada"}, "json": {"id": 1, "name": "Ada"}},
+          {"method": "POST", "path": "/login", "bodyContains": "grace", "status": 403, "body": "no"}
+        ]}
+        """#.utf8).write(to: folder.appendingPathComponent("a.json"))
+        try Data(#"{"path": "/avatar", "bodyFile": "avatar.bin", "headers": {"Content-Type": "image/png"}}"#.utf8)
+            .write(to: folder.appendingPathComponent("b.json"))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("avatar.bin"))
+        let queue = queue(try FixtureTransport(directory: folder))
+
+        // Then each request gets the first fixture that matches it
+        struct Login: JSONBodyData { let user: String }
+        struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
+        let swift = try await queue.send(PathRequest<User>("/search?q=swift&page=2"))
+        let other = try await queue.send(PathRequest<User>("/search?q=kotlin"))
+        let ada = try await queue.send(BodyRequest<Login, User>(parameters: Login(user: "ada"), path: "/login"))
+        let avatar = try await queue.send(PathRequest<Raw>("/avatar"))
+        XCTAssertEqual(swift.name, "Swift")
+        XCTAssertEqual(other.name, "anything")
+        XCTAssertEqual(ada.name, "Ada")
+        XCTAssertEqual(avatar.data, Data([0x89, 0x50, 0x4E, 0x47]))
+        do {
+            _ = try await queue.send(BodyRequest<Login, User>(parameters: Login(user: "grace"), path: "/login"))
+            XCTFail("expected a 403")
+        } catch {
+            XCTAssertEqual(error.statusCode, 403)
+        }
+    }
+
+    func testUnmatchedRequestListsTheNearestFixtures() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: "{}")
+        fixtures.stub(.post, "/users", json: "{}")
+        fixtures.stub(.get, "/search", query: ["q": "a"], json: "{}")
+        do {
+            _ = try await queue(fixtures).send(PathRequest<EmptyResponse>("/users", method: .get))
+            XCTFail("expected no fixture")
+        } catch {
+            guard case .noFixture(let request, let nearest) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(request, "GET /v1/users")
+            XCTAssertEqual(nearest.first, "POST /users → 200 (method POST)")
+            XCTAssertEqual(nearest.count, 3)
+            XCTAssertTrue(error.description.hasPrefix("No fixture matches GET /v1/users. Nearest: POST /users → 200 (method POST);"),
+                          error.description)
+        }
+    }
+
+    func testBrokenFixtureFileNamesTheFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-broken-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"{"method": "GET"}"#.utf8).write(to: folder.appendingPathComponent("nopath.json"))
+        XCTAssertThrowsError(try FixtureTransport(directory: folder)) { error in
+            XCTAssertTrue("\(error)".contains("nopath.json"), "\(error)")
+            XCTAssertTrue("\(error)".contains("needs a \"path\""), "\(error)")
+        }
+    }
+
+    func testSimulatedTransferShowsProgress() throws {
+        // Given a 40 KB answer at 200 KB/s
+        let fixtures = FixtureTransport()
+        fixtures.bytesPerSecond = 200_000
+        fixtures.stub(.get, "/big", body: Data(count: 40_000))
+        let queue = queue(fixtures)
+        let reports = Recorder<TransferProgress>()
+        let done = expectation(description: "done")
+
+        // When its progress is observed
+        let id = queue.add(PathRequest<EmptyResponse>("/big"))
+        queue.addProgressObserver(for: id, interval: 0.02) { reports.append($0) }
+        queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
+        wait(for: [done], timeout: 5)
+
+        // Then it moved in steps up to the whole body
+        let received = reports.all.map(\.bytesReceived)
+        XCTAssertGreaterThan(received.count, 2, "\(received)")
+        XCTAssertEqual(received, received.sorted())
+        XCTAssertEqual(received.last, 40_000)
+    }
+
+    func testRecordingThenReplayingOffline() async throws {
+        // Given a session recorded against httpbin
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-recorded-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let recording = try HTTPBin.queue { $0.transport = .recording(into: folder) }
+        let live = try await recording.send(PathRequest<EchoObject>("/get?topic=fixtures"))
+        let liveBytes = try await recording.send(PathRequest<RawBody>("/bytes/64?seed=3"))
+
+        // When it is replayed with no network (the base URL points nowhere)
+        let fixtures = try FixtureTransport(directory: folder)
+        let replay = queue(fixtures, base: "http://127.0.0.1:\(HTTPBin.closedPort())")
+        let replayed = try await replay.send(PathRequest<EchoObject>("/get?topic=fixtures"))
+        let replayedBytes = try await replay.send(PathRequest<RawBody>("/bytes/64?seed=3"))
+
+        // Then the answers are the same
+        XCTAssertEqual(replayed.field("args") as? [String: String], ["topic": "fixtures"])
+        XCTAssertEqual(replayed.field("args") as? [String: String], live.field("args") as? [String: String])
+        XCTAssertEqual(replayedBytes.data, liveBytes.data)
+        XCTAssertEqual(replayedBytes.data.count, 64)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(files, ["GET-bytes-64.body", "GET-bytes-64.json", "GET-get.json"])
+    }
+}
+
+struct RawBody: Response {
+    let data: Data
+    init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data }
+}
