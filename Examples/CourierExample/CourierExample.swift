@@ -1,8 +1,9 @@
-// A short tour of Courier against an httpbin server.
+// A tour of Courier, step by step. Copy from it freely.
 //
-//     swift run CourierExample --base-url http://127.0.0.1:8080
+//     swift run CourierExample                                   # offline: fixtures in Examples/CourierExample/Fixtures
+//     swift run CourierExample --base-url http://127.0.0.1:8080  # the same tour against a real httpbin
 //
-// The README shows how to start a local httpbin for it.
+// The README shows how to start a local httpbin.
 
 import Courier
 import Dispatch
@@ -11,35 +12,55 @@ import Foundation
 import FoundationNetworking
 #endif
 
-// MARK: - Requests and responses
+// MARK: - Parameters: plain values, encoded by Courier
 
-/// What httpbin says it received.
-struct Echo: Response, Decodable {
-    let url: String
-    let args: [String: String]
-    let headers: [String: String]
-    let json: Note?
+struct Search: DefaultQueryString {          // → ?query=swift%20%26%20linux&page=2&tags%5B%5D=server&tags%5B%5D=ios
+    let query: String
+    let page: Int
+    let tags: [String]
 }
 
-struct Note: Codable, Sendable {
+struct LogIn: URLEncodedBodyData {           // → user_name=ada&password=p%40ss%20word
+    let userName: String
+    let password: String
+}
+
+struct Note: JSONBodyData {                  // → {"title":"Groceries","body":"Milk, \"good\" bread",...}
     let title: String
     let body: String
+    let tags: [String]
+    let pinned: Bool
 }
 
-/// A query string written by hand (the Mirror-based encoders do this for you; see the README).
-struct Search: QueryString {
-    let term: String
-    func encode() throws -> String {
-        "q=" + (term.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+// MARK: - Responses
+
+/// What httpbin (or the tour's fixtures) says it received.
+struct Echo: Response, Decodable {
+    let args: [String: Arg]?
+    let form: [String: String]?
+    let json: NoteEcho?
+    let files: [String: String]?
+    let headers: [String: String]?
+
+    /// httpbin gives a repeated query key as a list, a single one as a string.
+    enum Arg: Decodable, CustomStringConvertible {
+        case one(String), many([String])
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let value = try? container.decode(String.self) { self = .one(value) } else { self = .many(try container.decode([String].self)) }
+        }
+        var description: String {
+            switch self {
+            case .one(let value): value
+            case .many(let values): values.joined(separator: ", ")
+            }
+        }
     }
+
+    struct NoteEcho: Decodable { let title: String; let pinned: Bool }
 }
 
-/// A JSON body from a Codable value.
-struct NoteBody: BodyData {
-    let note: Note
-    var contentType: String { "application/json" }
-    func encode() throws -> Data { try JSONEncoder().encode(note) }
-}
+// MARK: - Requests
 
 struct SearchRequest: Request {
     typealias ResponseType = Echo
@@ -48,17 +69,33 @@ struct SearchRequest: Request {
     var method: HTTPMethod { .get }
 }
 
-struct CreateNoteRequest: Request {
+struct LogInRequest: Request {
     typealias ResponseType = Echo
-    let parameters: NoteBody
+    let parameters: LogIn
     var path: String { "/post" }
     var method: HTTPMethod { .post }
-    var headers: [String: String] { ["X-Client": "courier-example"] }
 }
 
-struct SlowRequest: Request {
+struct NoteRequest: Request {
+    typealias ResponseType = Echo
+    let parameters: Note
+    var path: String { "/post" }
+    var method: HTTPMethod { .post }
+    var headers: [String: String] { ["X-Client": "courier-tour"] }
+}
+
+struct UploadRequest: Request {
+    typealias ResponseType = Echo
+    let parameters: MultipartFormData
+    var path: String { "/post" }
+    var method: HTTPMethod { .post }
+    var timeout: TimeInterval? { 120 }
+}
+
+struct DelayRequest: Request {
     typealias ResponseType = EmptyResponse
-    var path: String { "/delay/5" }
+    let seconds: Int
+    var path: String { "/delay/\(seconds)" }
     var method: HTTPMethod { .get }
 }
 
@@ -68,18 +105,20 @@ struct MissingRequest: Request {
     var method: HTTPMethod { .get }
 }
 
-// MARK: - A delegate that logs every step with its timing
+// MARK: - A delegate that logs every step, with timings
 
-final class LoggingDelegate: RequestQueueDelegate {
+final class StepLogger: RequestQueueDelegate {
     private let start = Date()
+    let quiet = Locked(false)
 
     private func log(_ text: String) {
-        print(String(format: "  [%6.1f ms] ", Date().timeIntervalSince(start) * 1000) + text)
+        guard !quiet.value else { return }
+        print(String(format: "      [%7.1f ms] ", Date().timeIntervalSince(start) * 1000) + text)
     }
 
     func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
-        request.setValue("Bearer example-token", forHTTPHeaderField: "Authorization")
-        log("will send \(request.httpMethod ?? "") \(request.url?.absoluteString ?? "")")
+        request.setValue("Bearer tour-token", forHTTPHeaderField: "Authorization")
+        log("will send \(request.httpMethod ?? "") \(request.url?.path ?? "")")
     }
 
     func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {
@@ -87,15 +126,31 @@ final class LoggingDelegate: RequestQueueDelegate {
     }
 
     func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
-        log("did receive \(response.statusCode) from \(response.url?.path ?? "")")
+        log("did receive \(response.statusCode) for \(response.url?.path ?? "")")
     }
 
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {
         log("did fail \(request?.url?.path ?? "(before sending)"): \(error)")
     }
+
+    func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
+        log("finished \(metrics.id) in \(String(format: "%.1f", metrics.totalDuration * 1000)) ms, "
+            + "\(metrics.bytesSent) B sent, \(metrics.bytesReceived) B received")
+    }
 }
 
-/// Owns a type observer for as long as it lives.
+/// A tiny lock for the tour's own bits of shared state.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+/// Owns a type observer for as long as it lives, like a view controller would.
 final class NotesScreen {}
 
 // MARK: - The tour
@@ -103,18 +158,32 @@ final class NotesScreen {}
 @main
 struct CourierExample {
     static func main() async {
-        guard let baseURL = parseBaseURL() else {
-            print("""
-                usage: swift run CourierExample --base-url http://127.0.0.1:PORT
-
-                Start a local httpbin first (see the README):
-                  python3 -m venv .build/venv && .build/venv/bin/pip install httpbin gunicorn
-                  .build/venv/bin/gunicorn -b 127.0.0.1:8080 -k gthread httpbin:app
-                """)
-            exit(64)
+        let arguments = CommandLine.arguments
+        var baseURL = URL(string: "https://fixtures.courier.local")!
+        var configuration = RequestQueueConfiguration.default     // callbacks on .main, as in an app
+        configuration.maxConcurrentRequests = 4
+        if let index = arguments.firstIndex(of: "--base-url") {
+            guard index + 1 < arguments.count, let url = URL(string: arguments[index + 1]), url.host != nil else {
+                print("usage: swift run CourierExample [--base-url http://127.0.0.1:PORT]")
+                exit(64)
+            }
+            baseURL = url
+            print("Courier tour against \(url.absoluteString)\n")
+        } else {
+            do {
+                let fixtures = try FixtureTransport(directory: fixturesFolder())
+                fixtures.latency = 0.02          // feel the network a little
+                fixtures.bytesPerSecond = 8_000_000
+                configuration.transport = .fixtures(fixtures)
+                print("Courier tour, offline: answers come from \(fixturesFolder().path)")
+                print("(run with --base-url http://127.0.0.1:PORT to talk to a real httpbin)\n")
+            } catch {
+                print("Cannot load the tour's fixtures: \(error)")
+                exit(1)
+            }
         }
         do {
-            try await tour(baseURL: baseURL)
+            try await tour(configuration: configuration, baseURL: baseURL)
             print("\nDone.")
         } catch {
             print("\nThe tour failed: \(error)")
@@ -122,55 +191,96 @@ struct CourierExample {
         }
     }
 
-    static func tour(baseURL: URL) async throws {
-        // Callbacks on the main queue, as in an app: an async `main` keeps it running on Linux.
-        var configuration = RequestQueueConfiguration.default
-        configuration.maxConcurrentRequests = 4
-        let queue = RequestQueue(configuration: configuration, delegate: LoggingDelegate(), baseURL: baseURL)
+    static func fixturesFolder() -> URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    }
 
-        print("1. A GET with a query string, observed by request ID")
-        let searchID = queue.add(SearchRequest(parameters: Search(term: "swift & linux")))
-        let search: Result<Echo, RequestError> = await observe(searchID, on: queue)
-        print("   httpbin saw q = \(try search.get().args["q"] ?? "?")")
+    static func tour(configuration: RequestQueueConfiguration, baseURL: URL) async throws {
+        let logger = StepLogger()
+        let queue = RequestQueue(configuration: configuration, delegate: logger, baseURL: baseURL)
 
-        print("\n2. A JSON POST, observed by response type while its owner lives")
+        step(1, "The shared queue, and a request as a curl command (nothing is sent)")
+        let search = SearchRequest(parameters: Search(query: "swift & linux", page: 2, tags: ["server", "ios"]))
+        print("    RequestQueue.shared is ready with no set-up; it needs absolute URLs, so here is our own queue's view:")
+        print("    " + (try queue.curlCommand(for: search)))
+
+        step(2, "A GET with a query string, observed by request ID")
+        let searchID = queue.add(search)
+        let found: Result<Echo, RequestError> = await observe(searchID, on: queue)
+        let args = try found.get().args ?? [:]
+        print("    the server parsed: " + args.keys.sorted().map { "\($0) = \(args[$0]!)" }.joined(separator: "; "))
+
+        step(3, "A URL-encoded POST, with async/await")
+        let login = try await queue.send(LogInRequest(parameters: LogIn(userName: "ada", password: "p@ss word")))
+        print("    the server parsed the form: \(login.form ?? [:])")
+
+        step(4, "A JSON POST, observed by response type while its owner lives")
         var screen: NotesScreen? = NotesScreen()
         let (heard, hear) = AsyncStream.makeStream(of: String.self)
         queue.addObserver(ownedBy: screen!) { (result: Result<Echo, RequestError>) in
-            hear.yield((try? result.get().json?.title) ?? "failed")
+            hear.yield((try? result.get().json?.title) ?? "(not a note)")
         }
-        let note = Note(title: "Groceries", body: "Milk, \"good\" bread")
-        let created = try await queue.send(CreateNoteRequest(parameters: NoteBody(note: note)))
-        print("   async send returned: \(created.json?.title ?? "?"), X-Client = \(created.headers["X-Client"] ?? "?")")
+        let note = Note(title: "Groceries", body: "Milk, \"good\" bread", tags: ["home"], pinned: true)
+        let echoed = try await queue.send(NoteRequest(parameters: note))
+        print("    send returned the note \"\(echoed.json?.title ?? "?")\"")
         for await title in heard {
-            print("   the type observer heard: \(title)")
+            print("    …and the type observer heard \"\(title)\" too")
             break
         }
         screen = nil
-        _ = try await queue.send(CreateNoteRequest(parameters: NoteBody(note: note)))
-        print("   (the owner is gone, so the type observer stayed silent the second time)")
+        _ = try await queue.send(NoteRequest(parameters: note))
+        print("    its owner released, the observer stayed silent for the next note")
 
-        print("\n3. An error status becomes a typed validation failure")
+        step(5, "A multipart upload with a progress bar (the file streams from disk)")
+        let photo = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tour-photo.jpg")
+        try Data(repeating: 0xFF, count: 2 * 1024 * 1024).write(to: photo)
+        defer { try? FileManager.default.removeItem(at: photo) }
+        let form = MultipartFormData()
+        form.append(fileURL: photo, withName: "photo", fileName: "holiday.jpg", mimeType: "image/jpeg")
+        form.append(value: "Holiday", withName: "title")
+        logger.quiet.value = true
+        let uploadID = queue.add(UploadRequest(parameters: form))
+        queue.addProgressObserver(for: uploadID, interval: 0.05) { progress in
+            let fraction = progress.fractionSent ?? 0
+            let bar = String(repeating: "#", count: Int(fraction * 30)).padding(toLength: 30, withPad: ".", startingAt: 0)
+            print("\r    [\(bar)] \(Int(fraction * 100)) %", terminator: fraction >= 1 ? "\n" : "")
+            fflush(nil)
+        }
+        let uploaded: Result<Echo, RequestError> = await observe(uploadID, on: queue)
+        logger.quiet.value = false
+        print("    the server got files \(try uploaded.get().files?.keys.sorted() ?? []) and form \(try uploaded.get().form ?? [:])")
+
+        step(6, "An error status is a typed validation failure")
         let missing: Result<EmptyResponse, RequestError> = await observe(queue.add(MissingRequest()), on: queue)
-        if case .failure(let error) = missing { print("   \(error)") }
+        if case .failure(let error) = missing { print("    \(error)") }
 
-        print("\n4. Cancelling a request: cancelled while it waits, it never reaches the network")
-        let slowID = queue.add(SlowRequest())
+        step(7, "Cancelling a request in flight")
+        let slowID = queue.add(DelayRequest(seconds: 3))
+        try await Task.sleep(for: .milliseconds(200))
         queue.cancel(slowID)
         let slow: Result<EmptyResponse, RequestError> = await observe(slowID, on: queue)
-        if case .failure(let error) = slow { print("   \(error)  isFinished: \(queue.isFinished(slowID))") }
+        if case .failure(let error) = slow { print("    \(error) isFinished: \(queue.isFinished(slowID))") }
+
+        step(8, "A concurrency limit in action: 6 one-second requests, 2 at a time")
+        var limited = configuration
+        limited.maxConcurrentRequests = 2
+        let narrow = RequestQueue(configuration: limited, delegate: logger, baseURL: baseURL)
+        let started = Date()
+        let ids = (1...6).map { _ in narrow.add(DelayRequest(seconds: 1)) }
+        for id in ids {
+            let _: Result<EmptyResponse, RequestError> = await observe(id, on: narrow)
+        }
+        print(String(format: "    6 requests took %.1f s: three waves of two", Date().timeIntervalSince(started)))
     }
 
-    /// Waits for one request's result through an ID observer.
+    static func step(_ number: Int, _ title: String) {
+        print("\n\(number). \(title)")
+    }
+
+    /// Waits for one request's result through an ID observer (called on the main queue).
     static func observe<R: Response>(_ id: RequestID, on queue: RequestQueue) async -> Result<R, RequestError> {
         await withCheckedContinuation { continuation in
             queue.addObserver(for: id) { (result: Result<R, RequestError>) in continuation.resume(returning: result) }
         }
-    }
-
-    static func parseBaseURL() -> URL? {
-        let arguments = CommandLine.arguments
-        guard let index = arguments.firstIndex(of: "--base-url"), index + 1 < arguments.count else { return nil }
-        return URL(string: arguments[index + 1])
     }
 }

@@ -14,7 +14,8 @@ import Foundation
 /// }
 /// ```
 /// The response body is `json` (any JSON, sent as `application/json`), `body` (text), or
-/// `bodyFile` (a file beside the fixture file, sent as it is). To match on the request body,
+/// `bodyFile` (a file beside the fixture file, sent as it is). `delay` (seconds) holds the
+/// answer back, like a slow server. To match on the request body,
 /// give `bodyContains` (text the body must contain) or `bodyJSON` (members the JSON body must
 /// have, with these values).
 public struct Fixture: Sendable, Hashable {
@@ -35,10 +36,13 @@ public struct Fixture: Sendable, Hashable {
     public var headers: [String: String]
     /// The response body.
     public var body: Data
+    /// Seconds the answer takes, on top of the transport's ``FixtureTransport/latency``. Default: 0.
+    public var delay: TimeInterval
 
     public init(method: HTTPMethod = .get, path: String, query: [String: String] = [:],
                 bodyContains: String? = nil, bodyJSON: String? = nil,
-                status: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
+                status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: TimeInterval = 0) {
+        self.delay = max(0, delay)
         self.method = method
         self.path = path.hasPrefix("/") ? path : "/" + path
         self.query = query
@@ -108,7 +112,8 @@ extension Fixture {
         let query = (object["query"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
         self.init(method: HTTPMethod(rawValue: object["method"] as? String ?? "GET"), path: path, query: query,
                   bodyContains: object["bodyContains"] as? String, bodyJSON: bodyJSON,
-                  status: object["status"] as? Int ?? 200, headers: headers, body: body)
+                  status: object["status"] as? Int ?? 200, headers: headers, body: body,
+                  delay: (object["delay"] as? NSNumber)?.doubleValue ?? 0)
     }
 }
 

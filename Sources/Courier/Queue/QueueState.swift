@@ -57,7 +57,8 @@ struct QueueState {
     private var waiting = [WaitingList](repeating: WaitingList(), count: RequestPriority.allCases.count)
     private(set) var inFlight = 0
     /// Requests whose result is taken but not yet handed to their observers.
-    private var undelivered: Set<RequestID> = []
+    /// With the observers added while the result was on its way, called right after the others.
+    private var undelivered: [RequestID: [IDObserver]] = [:]
     var typeObservers = TypeObserverTable()
     private var results: RecentResults
     /// Requests with progress observers, and whether a poll of their progress is scheduled.
@@ -223,7 +224,7 @@ struct QueueState {
     }
 
     func isFinished(_ id: RequestID) -> Bool {
-        entries[id] == nil && !undelivered.contains(id)
+        entries[id] == nil && undelivered[id] == nil
     }
 
     /// Ends a request with `result`, unless it has already ended. This is the one place a
@@ -246,17 +247,16 @@ struct QueueState {
         var metrics = entry.metrics
         metrics.finishedAt = Date()
         let typeObservers = typeObservers.active(for: entry.box.responseType)
-        if !entry.idObservers.isEmpty || typeObservers.contains(where: { !$0.isDirect }) || !entry.progressObservers.isEmpty {
-            undelivered.insert(id)
-        }
+        undelivered[id] = []
         progressWatched.remove(id)
         return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
                      idObservers: entry.idObservers, typeObservers: typeObservers, completion: entry.completion,
                      temporaryFile: entry.temporaryFile, metrics: metrics, progressObservers: entry.progressObservers)
     }
 
-    mutating func markDelivered(_ id: RequestID) {
-        undelivered.remove(id)
+    /// Marks a result as delivered; returns the observers that came while it was on its way.
+    mutating func markDelivered(_ id: RequestID) -> [IDObserver] {
+        undelivered.removeValue(forKey: id) ?? []
     }
 
     enum ObserverRegistration {
@@ -272,6 +272,11 @@ struct QueueState {
                 return .deliverNow(.failure(.responseTypeMismatch(expected: typeName, actual: entry.box.responseTypeName)))
             }
             entries[id]?.idObservers.append(observer)
+            return .registered
+        }
+        if undelivered[id] != nil {
+            // Ended but not yet delivered: join the delivery, after the delegates.
+            undelivered[id]?.append(observer)
             return .registered
         }
         if let result = results.result(for: id, now: now) { return .deliverNow(result) }

@@ -277,14 +277,12 @@ extension RequestQueue {
             claim.box.didFail(claim.urlRequest, error: error)
         }
         delegate?.requestQueue(self, didFinishWith: claim.metrics)
-        let weakSelf = WeakRequestQueue(self)
-        Self.deliver(claim, on: configuration.callbackQueue) {
-            weakSelf.queue?.state.withLock { $0.markDelivered(claim.id) }
-        }
+        Self.deliver(claim, on: configuration.callbackQueue, state: state)
     }
 
-    static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue,
-                        whenDelivered: (@Sendable () -> Void)?) {
+    /// Hands a result to its observers on the callback queue, then to those that came while it
+    /// was on its way; only then is the request finished.
+    static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue, state: Locked<QueueState>) {
         if let file = claim.temporaryFile {
             try? FileManager.default.removeItem(at: file)
         }
@@ -295,7 +293,9 @@ extension RequestQueue {
                                         totalBytesToReceive: claim.metrics.bytesReceived)
         guard !claim.idObservers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
                 || !claim.progressObservers.isEmpty else {
-            whenDelivered?()
+            // Nobody to tell on the callback queue, unless an observer came meanwhile.
+            let late = state.withLock { $0.markDelivered(claim.id) }
+            if !late.isEmpty { callbackQueue.async { for observer in late { observer(claim.result) } } }
             return
         }
         callbackQueue.async {
@@ -303,7 +303,7 @@ extension RequestQueue {
             for observer in claim.progressObservers { observer.report(progress, force: true) }
             for observer in claim.idObservers { observer(claim.result) }
             for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
-            whenDelivered?()
+            for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
         }
     }
 

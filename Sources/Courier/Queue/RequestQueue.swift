@@ -121,7 +121,7 @@ public final class RequestQueue: Sendable {
         let callbackQueue = configuration.callbackQueue
         for claim in claims {
             claim.task?.cancel()
-            Self.deliver(claim, on: callbackQueue, whenDelivered: nil)
+            Self.deliver(claim, on: callbackQueue, state: state)
         }
     }
 
@@ -186,9 +186,10 @@ public final class RequestQueue: Sendable {
         for claim in claims { claim.task?.cancel() }
         let weakSelf = WeakRequestQueue(self)
         let callbackQueue = configuration.callbackQueue
+        let state = self.state
         workQueue.async {
             for claim in claims {
-                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, whenDelivered: nil) }
+                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, state: state) }
                 queue.conclude(claim)
             }
         }
@@ -201,9 +202,10 @@ public final class RequestQueue: Sendable {
         claim.task?.cancel()
         let weakSelf = WeakRequestQueue(self)
         let callbackQueue = configuration.callbackQueue
+        let state = self.state
         workQueue.async {
             guard let queue = weakSelf.queue else {
-                return Self.deliver(claim, on: callbackQueue, whenDelivered: nil)
+                return Self.deliver(claim, on: callbackQueue, state: state)
             }
             queue.conclude(claim)
         }

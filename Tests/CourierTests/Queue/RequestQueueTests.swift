@@ -310,6 +310,29 @@ final class RequestQueueTests: XCTestCase {
         queue.cancel(unlimited)
     }
 
+    func testObserverAddedWhileDelegatesRunStillComesAfterThem() throws {
+        // Given a delegate that is slow to hear about a cancellation
+        let log = Recorder<String>()
+        let release = DispatchSemaphore(value: 0)
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport, delegate: SlowFailureDelegate(log: log, release: release))
+        let id = queue.add(PathRequest<EmptyResponse>("/x"))
+        XCTAssertTrue(transport.waitForStarts(1))
+
+        // When the request is cancelled and observed while the delegate still runs
+        queue.cancel(id)
+        let delivered = expectation(description: "observer")
+        queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in log.append("observer"); delivered.fulfill() }
+        XCTAssertFalse(queue.isFinished(id))
+        release.signal()
+        wait(for: [delivered], timeout: 5)
+
+        // Then the observer still came after the delegate, and only then is the request finished
+        XCTAssertEqual(log.all, ["delegate", "observer"])
+        TestQueues.callbacks.sync {}
+        XCTAssertTrue(queue.isFinished(id))
+    }
+
     func testIsFinishedUntilDelivered() throws {
         // Given a held request
         let transport = StubTransport { _ in .hold }
@@ -564,6 +587,16 @@ final class RequestQueueTests: XCTestCase {
 }
 
 // MARK: - Delegate fixtures
+
+private final class SlowFailureDelegate: RequestQueueDelegate {
+    let log: Recorder<String>
+    let release: DispatchSemaphore
+    init(log: Recorder<String>, release: DispatchSemaphore) { self.log = log; self.release = release }
+    func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {
+        _ = release.wait(timeout: .now() + 5)
+        log.append("delegate")
+    }
+}
 
 private final class DeinitDelegate: RequestQueueDelegate {
     let onDeinit: @Sendable () -> Void
