@@ -20,7 +20,9 @@ struct QueueState {
         case paused(URLRequest)
     }
 
-    struct Entry {
+    /// One active request. A class, so that the entries table holds one pointer per request
+    /// (waiting requests can number in the hundreds of thousands) and grows cheaply.
+    final class Entry {
         let box: any AnyRequestBox
         let priority: RequestPriority
         /// Held weakly: it only names a cancel group.
@@ -35,6 +37,15 @@ struct QueueState {
         var temporaryFile: URL?
         var metrics: RequestMetrics
         var progressObservers: [ProgressObserver] = []
+
+        init(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?, completion: IDObserver?,
+             metrics: RequestMetrics) {
+            self.box = box
+            self.priority = priority
+            self.owner = owner
+            self.completion = completion
+            self.metrics = metrics
+        }
     }
 
     /// A request's terminal result, taken out of the state exactly once, with everyone to tell.
@@ -61,6 +72,17 @@ struct QueueState {
     private var undelivered: [RequestID: [IDObserver]] = [:]
     var typeObservers = TypeObserverTable()
     private var results: RecentResults
+    /// Whether a run of the start loop is scheduled or running, so that bursts of `add`
+    /// schedule one run rather than one each.
+    private var startScheduled = false
+
+    /// Claims the right to schedule the start loop; false when a run is already due.
+    mutating func requestStart(limit: Int) -> Bool {
+        guard inFlight < limit, !startScheduled else { return false }
+        startScheduled = true
+        return true
+    }
+
     /// Requests with progress observers, and whether a poll of their progress is scheduled.
     private var progressWatched: Set<RequestID> = []
     var progressPollScheduled = false
@@ -108,16 +130,22 @@ struct QueueState {
     }
 
     /// Takes the next waiting request and a slot for it, if fewer than `limit` are in flight.
+    /// Ends the start loop's run (clearing the scheduled flag) when it returns nil.
     mutating func nextToStart(limit: Int) -> Start? {
-        guard inFlight < limit else { return nil }
+        guard inFlight < limit else {
+            startScheduled = false
+            return nil
+        }
         while let id = popWaiting() {
             // A request cancelled while waiting has no entry left: skip it.
             guard let entry = entries[id], case .waiting = entry.phase else { continue }
-            entries[id]?.phase = .preparing
-            entries[id]?.resume = nil
+            let resume = entry.resume
+            entry.phase = .preparing
+            entry.resume = nil
             inFlight += 1
-            return entry.resume.map { .resume($0) } ?? .new(id, entry.box)
+            return resume.map { .resume($0) } ?? .new(id, entry.box)
         }
+        startScheduled = false
         return nil
     }
 
@@ -266,10 +294,10 @@ struct QueueState {
 
     /// Registers an ID observer, or returns what it must be told at once.
     mutating func addObserver(_ observer: @escaping IDObserver, for id: RequestID,
-                              expecting type: ObjectIdentifier, typeName: String, now: UInt64) -> ObserverRegistration {
+                              expecting type: ObjectIdentifier, typeName: () -> String, now: UInt64) -> ObserverRegistration {
         if let entry = entries[id] {
             guard entry.box.responseType == type else {
-                return .deliverNow(.failure(.responseTypeMismatch(expected: typeName, actual: entry.box.responseTypeName)))
+                return .deliverNow(.failure(.responseTypeMismatch(expected: typeName(), actual: entry.box.responseTypeName)))
             }
             entries[id]?.idObservers.append(observer)
             return .registered

@@ -8,7 +8,14 @@ import Synchronization
 /// The life of a request after `add`, on the queue's background queues:
 /// start → prepare → willSend → send → (redirect hops) → response → retry / refresh / finish → deliver.
 extension RequestQueue {
+    /// Starts waiting requests soon, unless a run of the start loop is already due.
     func scheduleStarts() {
+        let limit = concurrencyLimit
+        if state.withLock({ $0.requestStart(limit: limit) }) { runStartLoop() }
+    }
+
+    /// Runs the start loop on the start queue; the caller has claimed the run (`requestStart`).
+    func runStartLoop() {
         let weakSelf = WeakRequestQueue(self)
         startQueue.async { weakSelf.queue?.startWaitingRequests() }
     }

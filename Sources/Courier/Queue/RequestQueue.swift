@@ -147,12 +147,12 @@ public final class RequestQueue: Sendable {
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
                              completion: IDObserver?) -> RequestID {
         let limit = concurrencyLimit
-        let (id, canStart) = state.withLock { state in
+        let (id, mustSchedule) = state.withLock { state in
             (state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion),
-             state.inFlight < limit)
+             state.requestStart(limit: limit))
         }
-        if canStart {
-            scheduleStarts()
+        if mustSchedule {
+            runStartLoop()
         }
         return id
     }
@@ -241,7 +241,7 @@ public final class RequestQueue: Sendable {
         let observer: IDObserver = { handler($0.typed(as: R.self)) }
         let registration = state.withLock {
             $0.addObserver(observer, for: id, expecting: ObjectIdentifier(R.self),
-                           typeName: String(reflecting: R.self), now: Self.now())
+                           typeName: { String(reflecting: R.self) }, now: Self.now())
         }
         if case .deliverNow(let result) = registration {
             configuration.callbackQueue.async { observer(result) }

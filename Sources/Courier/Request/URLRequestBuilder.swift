@@ -31,8 +31,26 @@ struct PreparedRequest: Sendable {
 /// Turns a ``Request`` into a `URLRequest`: resolves its path against the base URL, encodes its
 /// parameters into the query or the body, and sets its method, headers and timeout.
 struct URLRequestBuilder: Sendable {
-    var baseURL: URL?
-    var defaultTimeout: TimeInterval
+    let baseURL: URL?
+    let defaultTimeout: TimeInterval
+    /// The base URL without its query and trailing slashes, and its query: worked out once,
+    /// since every request starts from them.
+    private let basePrefix: String?
+    private let baseQuery: String?
+
+    init(baseURL: URL?, defaultTimeout: TimeInterval) {
+        self.baseURL = baseURL
+        self.defaultTimeout = defaultTimeout
+        if let baseURL {
+            var (prefix, query) = Self.split(baseURL.absoluteString)
+            while prefix.hasSuffix("/") { prefix.removeLast() }
+            basePrefix = prefix
+            baseQuery = query
+        } else {
+            basePrefix = nil
+            baseQuery = nil
+        }
+    }
 
     func prepare<R: Request>(_ request: R) throws(RequestError) -> PreparedRequest {
         let parameters = request.parameters
@@ -109,6 +127,17 @@ struct URLRequestBuilder: Sendable {
     /// Characters that cannot stand in a URL path (spaces, non-ASCII, `#`, a `%` that starts
     /// no escape…) are percent-encoded; existing `%XX` escapes are kept.
     func resolve(_ path: String, query: String? = nil) throws(RequestError) -> URL {
+        // Fast path: a relative path of plain path characters, the common case.
+        if let basePrefix, Self.isPlainRelativePath(path) {
+            var text = basePrefix
+            if !path.isEmpty {
+                text += "/"
+                text += path.utf8.first == UInt8(ascii: "/") ? path.dropFirst() : Substring(path)
+            }
+            let queries = [baseQuery, query].compactMap { $0 }.filter { !$0.isEmpty }
+            if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
+            if let url = URL(string: text) { return url }
+        }
         let (rawPath, pathQuery) = Self.split(path)
         var text: String
         var queries: [String] = []
@@ -120,9 +149,8 @@ struct URLRequestBuilder: Sendable {
                     "the path is relative and the queue has no base URL; "
                     + "pass `baseURL` to RequestQueue(configuration:delegate:baseURL:) or use an absolute URL")
             }
-            let (basePath, baseQuery) = Self.split(baseURL.absoluteString)
             if let baseQuery { queries.append(baseQuery) }
-            text = basePath
+            text = basePrefix ?? baseURL.absoluteString
             let relative = Self.escape(String(rawPath.drop(while: { $0 == "/" })), allowed: Self.pathAllowed)
             if !relative.isEmpty || rawPath.hasPrefix("/") {
                 while text.hasSuffix("/") { text.removeLast() }
@@ -137,6 +165,19 @@ struct URLRequestBuilder: Sendable {
             throw RequestError.invalidURL(text, reason: "it is not an absolute URL with a scheme and a host")
         }
         return url
+    }
+
+    /// Whether `path` is relative and made only of characters that stand unescaped in a path,
+    /// with at most one leading slash (no query, no escapes, no scheme, no `//`).
+    private static func isPlainRelativePath(_ path: String) -> Bool {
+        var previousWasSlash = false
+        for byte in path.utf8 {
+            guard byte < 128, pathAllowed[Int(byte)], byte != UInt8(ascii: ":") else { return false }
+            let isSlash = byte == UInt8(ascii: "/")
+            if isSlash && previousWasSlash { return false }
+            previousWasSlash = isSlash
+        }
+        return true
     }
 
     /// Splits a URL or path at its first `?` into path and query, dropping any fragment.
