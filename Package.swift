@@ -13,9 +13,11 @@ let package = Package(
         .executableTarget(
             name: "CourierExample",
             dependencies: ["Courier"],
-            path: "Examples/CourierExample"
+            path: "Examples/CourierExample",
+            exclude: ["Fixtures"]  // read at run time from the source folder, like a user's own fixtures
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier"]),
+        .executableTarget(name: "CourierBench", dependencies: ["Courier"], path: "Benchmarks/CourierBench"),
     ],
     swiftLanguageModes: [.v6]
 )

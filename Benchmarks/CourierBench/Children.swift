@@ -1,0 +1,227 @@
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+// Memory figures run each measurement in a fresh child process (this executable, re-run with
+// `child …`), so that memory one figure freed cannot hide another's growth. The child prints
+// one JSON `ChildReport` on stdout.
+
+struct ChildReport: Codable {
+    var count = 0
+    var seconds = 0.0
+    var rssBefore = 0
+    var rssAfter = 0
+    var peakRSS = 0
+    var errors = 0
+    var firstError: String?
+    /// The `add` figure: seconds to release the queue and so cancel everything it held.
+    var releaseSeconds: Double?
+
+    var growth: Double { Double(rssAfter - rssBefore) }
+}
+
+/// Runs a child measurement and exits. `arguments` follow `child`.
+func runChild(_ arguments: [String]) -> Never {
+    guard arguments.count >= 3, let count = Int(arguments[1]), let baseURL = URL(string: arguments[2]) else {
+        fail("usage: CourierBench child memory-raw|memory-courier|add COUNT BASE-URL | upload-raw|upload-courier SIZE BASE-URL FILE")
+    }
+    let report: ChildReport = switch arguments[0] {
+    case "upload-raw", "upload-courier":
+        uploadChild(kind: arguments[0], size: count, baseURL: baseURL,
+                    file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
+    case "memory-raw": memoryChild(count: count, client: RawSessionClient(
+        url: baseURL.appendingPathComponent("small.json"), maxConnections: 16))
+    case "memory-courier": memoryChild(count: count, client: CourierClient(
+        baseURL: baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() }))
+    case "add": addChild(count: count, baseURL: baseURL)
+    default: fail("unknown child \(arguments[0])")
+    }
+    let encoder = JSONEncoder()
+    let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
+    FileHandle.standardOutput.write(data + Data("\n".utf8))
+    exit(0)
+}
+
+/// RSS growth over `count` requests, 16 in flight, after a warm-up that opens the connections.
+private func memoryChild(count: Int, client: any LoadClient) -> ChildReport {
+    var report = ChildReport(count: count)
+    let warmUp = runLoad(client, total: 512, shape: .keepInFlight(16))
+    Thread.sleep(forTimeInterval: 0.2)
+    report.rssBefore = procStatus("VmRSS")
+    let result = runLoad(client, total: count, shape: .keepInFlight(16), timeout: 280)
+    Thread.sleep(forTimeInterval: 0.2)
+    report.rssAfter = procStatus("VmRSS")
+    report.peakRSS = procStatus("VmHWM")
+    report.seconds = result.elapsed
+    report.errors = warmUp.failed + result.failed
+    report.firstError = warmUp.firstError ?? result.firstError
+    withExtendedLifetime(client) {}
+    return report
+}
+
+/// Adds `count` requests to a queue that runs 8 at a time; reports the time and RSS they take,
+/// then releases the queue (cancelling them all).
+private func addChild(count: Int, baseURL: URL) -> ChildReport {
+    var report = ChildReport(count: count)
+    var configuration = RequestQueueConfiguration.default
+    configuration.callbackQueue = DispatchQueue(label: "CourierBench.add")
+    configuration.maxConcurrentRequests = 8
+    var queue: RequestQueue? = RequestQueue(configuration: configuration, baseURL: baseURL)
+    // Warm up: 16 requests to the end, so connections and the session exist before measuring.
+    let warmUp = runLoad(CourierClientOn(queue: queue!), total: 16, shape: .keepInFlight(8))
+    report.errors = warmUp.failed
+    report.firstError = warmUp.firstError
+    Thread.sleep(forTimeInterval: 0.1)
+    report.rssBefore = procStatus("VmRSS")
+    let start = now()
+    var last = RequestID?.none
+    for _ in 0..<count { last = queue!.add(SmallEmptyRequest()) }
+    report.seconds = now() - start
+    report.rssAfter = procStatus("VmRSS")
+    // Releasing the queue cancels everything it holds; time it until the last request added
+    // (the last to be cancelled) has told its observer.
+    let cancelled = DispatchSemaphore(value: 0)
+    queue!.addObserver(for: last!) { (result: Result<EmptyResponse, RequestError>) in
+        if case .failure(.cancelled) = result {} else { FileHandle.standardError.write(Data("unexpected \(result)\n".utf8)) }
+        cancelled.signal()
+    }
+    let releaseStart = now()
+    queue = nil
+    if cancelled.wait(timeout: .now() + 60) == .timedOut {
+        report.errors += 1
+        report.firstError = report.firstError ?? "releasing the queue did not cancel its last request within 60 s"
+    }
+    report.releaseSeconds = now() - releaseStart
+    report.peakRSS = procStatus("VmHWM")
+    return report
+}
+
+/// `CourierClient` over an existing queue (the `add` child's).
+private struct CourierClientOn: LoadClient {
+    let queue: RequestQueue
+    var hopsToStart: Bool { false }
+    func close() {}
+    func start(_ done: @escaping @Sendable (Outcome) -> Void) {
+        let id = queue.add(SmallEmptyRequest())
+        queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
+            switch result {
+            case .success: done(.success(bytes: 0))
+            case .failure(let error): done(.failure("\(error)"))
+            }
+        }
+    }
+}
+
+/// Runs `CourierBench child …` and decodes its report; nil (and a log line) when it fails.
+func spawnChild(_ arguments: [String], timeout: Double = 290) -> ChildReport? {
+    let process = Process()
+    let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0]
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = ["child"] + arguments
+    let output = Pipe()
+    process.standardOutput = output
+    do {
+        try process.run()
+    } catch {
+        log("    could not start child \(arguments): \(error)")
+        return nil
+    }
+    let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    watchdog.cancel()
+    guard process.terminationStatus == 0, let report = try? JSONDecoder().decode(ChildReport.self, from: data) else {
+        log("    child \(arguments) failed with status \(process.terminationStatus)")
+        return nil
+    }
+    return report
+}
+
+// MARK: - The figures
+
+/// `add` of requests held back by maxConcurrentRequests 8: time per add and RSS per waiting
+/// request, at 10,000 and 100,000 requests, each round in its own process.
+func heldBackAddFigure(_ bench: Bench) -> [Row] {
+    let small = bench.options.count(10_000, quick: 10_000)
+    let large = bench.options.count(100_000, quick: 50_000)
+    let base = bench.baseURL.absoluteString
+    var failures = 0
+    var firstError: String?
+    var reports: [Int: [ChildReport]] = [:]
+    let results = interleaved(rounds: bench.rounds, [small, large].map { count in
+        Contender("add \(grouped(count))") {
+            guard let report = spawnChild(["add", String(count), base]) else {
+                failures += 1
+                return .nan
+            }
+            failures += report.errors
+            firstError = firstError ?? report.firstError
+            reports[count, default: []].append(report)
+            return report.seconds * 1e9 / Double(count)
+        }
+    })
+    guard let smallReports = reports[small], let largeReports = reports[large],
+          !smallReports.isEmpty, !largeReports.isEmpty else {
+        return [Row(figure: "add, maxConcurrentRequests 8", variant: "children failed", unit: "",
+                    errors: max(1, failures), note: firstError ?? "")]
+    }
+    let bytes = { (reports: [ChildReport]) in Summary(reports.map { $0.growth / Double($0.count) }) }
+    let release = { (reports: [ChildReport]) in Summary(reports.map { ($0.releaseSeconds ?? 0) * 1e9 / Double($0.count) }) }
+    let figure = "add of requests held back by maxConcurrentRequests 8 (fresh process per round)"
+    let errorNote = failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""
+    return [
+        Row(figure: figure, variant: "time per add, \(grouped(large)) vs \(grouped(small)) requests", unit: "ns/add",
+            courier: results[1], baselineName: "\(grouped(small)) requests", baseline: results[0],
+            target: .ratioAtMost(1.25), errors: failures,
+            note: "constant if the ratio is ≤ 1.25" + errorNote),
+        Row(figure: figure, variant: "RSS per waiting request, \(grouped(large)) vs \(grouped(small))", unit: "bytes/request",
+            courier: bytes(largeReports), baselineName: "\(grouped(small)) requests", baseline: bytes(smallReports),
+            target: .ratioAtMost(1.25), errors: failures, note: "RSS after the adds minus RSS before, per request"),
+        Row(figure: figure, variant: "releasing the queue (cancels all), per request", unit: "ns/request",
+            courier: release(largeReports), baselineName: "\(grouped(small)) requests", baseline: release(smallReports),
+            note: "informational"),
+    ]
+}
+
+/// RSS growth over many requests, 16 in flight: raw URLSession against Courier, each round a
+/// fresh child process per contender.
+func memoryFigure(_ bench: Bench) -> [Row] {
+    let count = bench.options.memoryCount
+    let base = bench.baseURL.absoluteString
+    var failures = 0
+    var firstError: String?
+    var peaks: [String: [Double]] = [:]
+    var rates: [String: [Double]] = [:]
+    let contenders = ["memory-raw", "memory-courier"].map { kind in
+        Contender(kind) {
+            guard let report = spawnChild([kind, String(count), base]) else {
+                failures += 1
+                return .nan
+            }
+            failures += report.errors
+            firstError = firstError ?? report.firstError
+            peaks[kind, default: []].append(Double(report.peakRSS) / 1e6)
+            rates[kind, default: []].append(Double(report.count) / report.seconds)
+            return report.growth / 1e6
+        }
+    }
+    let results = interleaved(rounds: bench.rounds, contenders)
+    let peakNote: String
+    if let raw = peaks["memory-raw"], let courier = peaks["memory-courier"],
+       let rawRate = rates["memory-raw"], let courierRate = rates["memory-courier"] {
+        peakNote = "peak RSS (median) raw \(format(Summary(raw).median)) MB, Courier \(format(Summary(courier).median)) MB;"
+            + " req/s raw \(format(Summary(rawRate).median)), Courier \(format(Summary(courierRate).median))"
+    } else {
+        peakNote = ""
+    }
+    return [Row(figure: "RSS growth over \(grouped(count)) requests, 16 in flight (fresh process per round)",
+                variant: "EmptyResponse, add + ID observer", unit: "MB", courier: results[1],
+                baselineName: "raw URLSession, same count", baseline: results[0], target: .ratioAtMost(1.1),
+                errors: failures, note: peakNote + (failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""))]
+}

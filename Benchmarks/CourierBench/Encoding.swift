@@ -1,0 +1,201 @@
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Body encoding of a 10-field struct (Courier's reflection encoders against JSONEncoder with
+// .convertToSnakeCase), and a 1 GiB multipart upload against uploadTask(with:fromFile:).
+
+struct BenchAddress: Codable, Sendable {
+    let street: String
+    let postCode: String
+}
+
+/// The 10-field struct: strings with escapes, ints, a double, a bool, an optional, an array, a
+/// dictionary, a Date, a URL and a nested struct. Two copies, since one type cannot be both a
+/// JSON body and a form body.
+struct BenchProfileJSON: JSONBodyData, Codable {
+    let displayName: String
+    let userID: Int
+    let score: Double
+    let isActive: Bool
+    let nickname: String?
+    let tags: [String]
+    let counters: [String: Int]
+    let createdAt: Date
+    let homepage: URL
+    let address: BenchAddress
+}
+
+struct BenchProfileForm: URLEncodedBodyData, Codable {
+    let displayName: String
+    let userID: Int
+    let score: Double
+    let isActive: Bool
+    let nickname: String?
+    let tags: [String]
+    let counters: [String: Int]
+    let createdAt: Date
+    let homepage: URL
+    let address: BenchAddress
+}
+
+private func profileValues(_ index: Int) -> (String, Int, Double, Bool, String?, [String], [String: Int], Date, URL, BenchAddress) {
+    ("Ada \"The Countess\" Lovelace\n\(index)", 1_815 + index, 0.875 + Double(index % 7), index % 2 == 0,
+     index % 3 == 0 ? nil : "ada & co", ["math", "poetry", "engines"], ["posts": 42, "likes": index],
+     Date(timeIntervalSince1970: 1_700_000_000 + Double(index)), URL(string: "https://example.com/users/\(index)?tab=home")!,
+     BenchAddress(street: "12 St. James's Square", postCode: "SW1Y 4LB"))
+}
+
+func encodingFigure(_ bench: Bench) -> [Row] {
+    let count = bench.options.count(20_000, quick: 5_000)
+    let jsonValues = (0..<64).map { index -> BenchProfileJSON in
+        let v = profileValues(index)
+        return BenchProfileJSON(displayName: v.0, userID: v.1, score: v.2, isActive: v.3, nickname: v.4, tags: v.5,
+                                counters: v.6, createdAt: v.7, homepage: v.8, address: v.9)
+    }
+    let formValues = (0..<64).map { index -> BenchProfileForm in
+        let v = profileValues(index)
+        return BenchProfileForm(displayName: v.0, userID: v.1, score: v.2, isActive: v.3, nickname: v.4, tags: v.5,
+                                counters: v.6, createdAt: v.7, homepage: v.8, address: v.9)
+    }
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    var failures = 0
+    var bytes = 0
+    func opsPerSecond(_ body: (Int) throws -> Data) -> Double {
+        let start = now()
+        for index in 0..<count {
+            do { bytes &+= try body(index).count } catch { failures += 1 }
+        }
+        return Double(count) / (now() - start)
+    }
+    let results = interleaved(rounds: bench.rounds, [
+        Contender("JSONEncoder") { opsPerSecond { try encoder.encode(jsonValues[$0 & 63]) } },
+        Contender("Courier JSONBodyData") { opsPerSecond { try jsonValues[$0 & 63].encode() } },
+        Contender("Courier URLEncodedBodyData") { opsPerSecond { try formValues[$0 & 63].encode() } },
+    ])
+    let figure = "Body encoding of a 10-field struct (\(grouped(count)) values per round)"
+    let note = failures > 0 ? "\(failures) encoding errors" : "same values through every encoder; \(bytes) bytes written in all"
+    return [
+        Row(figure: figure, variant: "JSON (JSONBodyData)", unit: "ops/s", courier: results[1],
+            baselineName: "JSONEncoder, .convertToSnakeCase", baseline: results[0], target: .ratioAtLeast(1.0),
+            errors: failures, note: note),
+        Row(figure: figure, variant: "URL-encoded form (URLEncodedBodyData)", unit: "ops/s", courier: results[2],
+            baselineName: "JSONEncoder, .convertToSnakeCase (no form encoder in Foundation)", baseline: results[0],
+            target: .ratioAtLeast(1.0), errors: failures),
+    ]
+}
+
+// MARK: - 1 GiB multipart upload
+
+/// The file to upload: made once under .build/bench and kept for later runs.
+private func uploadFile(size: Int) -> URL {
+    let url = URL(fileURLWithPath: ".build/bench/upload-\(size >> 20)MiB.bin")
+    if let existing = try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int, existing == size {
+        return url
+    }
+    try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    guard FileManager.default.createFile(atPath: url.path, contents: nil),
+          let handle = try? FileHandle(forWritingTo: url) else { fail("cannot write \(url.path)") }
+    let chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+    for _ in 0..<(size >> 20) { handle.write(chunk) }
+    try? handle.close()
+    return url
+}
+
+func multipartUploadFigure(_ bench: Bench) -> [Row] {
+    let size = bench.options.count(1 << 30, quick: 256 << 20)
+    let file = uploadFile(size: size)
+    let base = bench.baseURL.absoluteString
+    var failures = 0
+    var firstError: String?
+    var peaks: [String: [Double]] = [:]
+    let rounds = min(bench.rounds, 3)
+    let results = interleaved(rounds: rounds, ["upload-raw", "upload-courier"].map { kind in
+        Contender(kind) {
+            guard let report = spawnChild([kind, String(size), base, file.path], timeout: 280) else {
+                failures += 1
+                return .nan
+            }
+            failures += report.errors
+            firstError = firstError ?? report.firstError
+            peaks[kind, default: []].append(Double(report.peakRSS) / 1e6)
+            return Double(size) / 1e6 / report.seconds
+        }
+    })
+    let figure = "Upload of a \(size >> 20) MiB file to nginx (fresh process per round, \(rounds) rounds)"
+    let errorNote = failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""
+    var rows = [Row(figure: figure, variant: "MultipartFormData (streamed via a temporary file)", unit: "MB/s",
+                    courier: results[1], baselineName: "uploadTask(with:fromFile:)", baseline: results[0],
+                    target: .ratioAtLeast(0.8), errors: failures,
+                    note: "MB/s counts the file's bytes; Courier's time includes writing the multipart body" + errorNote)]
+    if let raw = peaks["upload-raw"], let courier = peaks["upload-courier"], !raw.isEmpty, !courier.isEmpty {
+        rows.append(Row(figure: figure, variant: "peak RSS of the process", unit: "MB", courier: Summary(courier),
+                        baselineName: "uploadTask(with:fromFile:)", baseline: Summary(raw), target: .ratioAtMost(1.2),
+                        errors: failures))
+    }
+    return rows
+}
+
+/// A child that uploads `file` once, raw or through Courier, and reports time and peak RSS.
+func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildReport {
+    var report = ChildReport(count: size)
+    let sink = baseURL.appendingPathComponent("upload")
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Locked<String?>(nil)
+    var queue: RequestQueue?
+    let start = now()
+    if kind == "upload-raw" {
+        var request = URLRequest(url: sink)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        URLSession.shared.uploadTask(with: request, fromFile: file) { _, response, error in
+            if let error { outcome.value = "\(error)" } else if (response as? HTTPURLResponse)?.statusCode != 200 {
+                outcome.value = "status \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+            }
+            done.signal()
+        }.resume()
+    } else {
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = DispatchQueue(label: "CourierBench.upload")
+        configuration.timeoutInterval = 270
+        let courier = RequestQueue(configuration: configuration, baseURL: baseURL)
+        queue = courier
+        let form = MultipartFormData()
+        form.append(fileURL: file, withName: "file", fileName: "upload.bin")
+        courier.addObserver(for: courier.add(UploadRequest(parameters: form))) { (result: Result<EmptyResponse, RequestError>) in
+            if case .failure(let error) = result { outcome.value = "\(error)" }
+            done.signal()
+        }
+    }
+    if done.wait(timeout: .now() + 270) == .timedOut { outcome.value = "timed out" }
+    withExtendedLifetime(queue) {}
+    report.seconds = now() - start
+    report.peakRSS = procStatus("VmHWM")
+    if let error = outcome.value {
+        report.errors = 1
+        report.firstError = error
+    }
+    return report
+}
+
+struct UploadRequest: Request {
+    typealias ResponseType = EmptyResponse
+    let parameters: MultipartFormData
+    var path: String { "/upload" }
+    var method: HTTPMethod { .post }
+}
+
+/// A value guarded by a lock, for the benchmark's small shared results.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}

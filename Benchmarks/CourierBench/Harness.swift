@@ -1,0 +1,279 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+// The harness: options, clocks, statistics, interleaved rounds, memory readings, result rows.
+
+// MARK: - Options
+
+struct Options {
+    var baseURL: URL?
+    /// Smaller counts and 3 rounds, for development. Figures then say they are quick.
+    var quick = false
+    var rounds = 5
+    /// Keys of the figures to run; nil runs all.
+    var only: Set<String>?
+    /// Requests per memory-figure round (each round is one child process per contender).
+    var memoryCount = 10_000
+    var writeReport = true
+    var markdownPath = "BENCHMARKS.md"
+    var svgPath = "Benchmarks/throughput.svg"
+    /// How the run was started, for the report (Scripts/bench.sh passes it).
+    var command = "CourierBench " + CommandLine.arguments.dropFirst().joined(separator: " ")
+    var swiftVersion = "unknown (pass --swift-version)"
+    var serverVersion = "nginx"
+
+    /// `full` in a full run, `quick` with `--quick`.
+    func count(_ full: Int, quick small: Int) -> Int { quick ? small : full }
+
+    static let usage = """
+        usage: CourierBench --base-url URL [--quick] [--rounds N] [--only key,key] [--memory-count N]
+                            [--no-report] [--markdown PATH] [--svg PATH]
+                            [--command TEXT] [--swift-version TEXT] [--server TEXT] [--list]
+        Scripts/bench.sh starts nginx and passes --base-url and the descriptive flags.
+        """
+
+    static func parse(_ arguments: [String]) -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) -> String {
+            guard let value = iterator.next() else { fail("\(flag) needs a value") }
+            return value
+        }
+        var roundsGiven = false
+        var memoryGiven = false
+        while let argument = iterator.next() {
+            switch argument {
+            case "--base-url":
+                guard let url = URL(string: value(argument)) else { fail("--base-url needs a URL") }
+                options.baseURL = url
+            case "--quick": options.quick = true
+            case "--rounds":
+                options.rounds = max(1, Int(value(argument)) ?? 5)
+                roundsGiven = true
+            case "--only": options.only = Set(value(argument).split(separator: ",").map(String.init))
+            case "--memory-count":
+                options.memoryCount = max(1_000, Int(value(argument)) ?? 10_000)
+                memoryGiven = true
+            case "--no-report": options.writeReport = false
+            case "--markdown": options.markdownPath = value(argument)
+            case "--svg": options.svgPath = value(argument)
+            case "--command": options.command = value(argument)
+            case "--swift-version": options.swiftVersion = value(argument)
+            case "--server": options.serverVersion = value(argument)
+            case "--list":
+                for figure in allFigures { print(figure.key.padding(toLength: 16, withPad: " ", startingAt: 0), figure.title) }
+                exit(0)
+            case "--help", "-h":
+                print(usage)
+                exit(0)
+            default: fail("unknown argument \(argument)\n\(usage)")
+            }
+        }
+        if options.quick {
+            if !roundsGiven { options.rounds = 3 }
+            if !memoryGiven { options.memoryCount = 3_000 }
+        }
+        return options
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("CourierBench: \(message)\n".utf8))
+    exit(2)
+}
+
+/// Progress goes to stderr so that stdout holds only the table.
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("\(message)\n".utf8))
+}
+
+// MARK: - Clock
+
+/// Monotonic time in seconds.
+func now() -> Double {
+    Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+}
+
+// MARK: - Statistics
+
+/// The samples of one contender across rounds.
+struct Summary: Sendable {
+    let samples: [Double]
+
+    init(_ samples: [Double]) {
+        precondition(!samples.isEmpty, "a summary needs samples")
+        self.samples = samples
+    }
+
+    var median: Double {
+        let sorted = samples.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    var min: Double { samples.min()! }
+    var max: Double { samples.max()! }
+}
+
+/// A contender in a figure: a name and one round's measurement.
+struct Contender {
+    let name: String
+    let round: () -> Double
+    /// An untimed run before the first round (opens connections, fills caches).
+    let warmUp: (() -> Void)?
+
+    init(_ name: String, warmUp: (() -> Void)? = nil, round: @escaping () -> Double) {
+        self.name = name
+        self.round = round
+        self.warmUp = warmUp
+    }
+}
+
+/// Runs the contenders' rounds interleaved (A, B, A, B, …) and returns each one's samples, in order.
+func interleaved(rounds: Int, _ contenders: [Contender]) -> [Summary] {
+    for contender in contenders { contender.warmUp?() }
+    var samples = Array(repeating: [Double](), count: contenders.count)
+    for round in 1...rounds {
+        for (index, contender) in contenders.enumerated() {
+            let value = contender.round()
+            samples[index].append(value)
+            log("    round \(round)/\(rounds) \(contender.name): \(format(value))")
+        }
+    }
+    return samples.map(Summary.init)
+}
+
+// MARK: - Memory
+
+/// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
+func procStatus(_ key: String) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+        if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
+    }
+    return 0
+}
+
+// MARK: - Rows
+
+/// How a Courier figure is judged against its baseline.
+enum Target {
+    /// Courier's median / baseline's median must be at least this (throughput).
+    case ratioAtLeast(Double)
+    /// Courier's median / baseline's median must be at most this (time, memory).
+    case ratioAtMost(Double)
+    /// Reported, not judged.
+    case none
+
+    var text: String {
+        switch self {
+        case .ratioAtLeast(let ratio): "≥ " + String(format: "%.2f", ratio) + " ×"
+        case .ratioAtMost(let ratio): "≤ " + String(format: "%.2f", ratio) + " ×"
+        case .none: "—"
+        }
+    }
+}
+
+/// One line of the report: a Courier figure and its baseline from the same run.
+struct Row {
+    var figure: String
+    var variant: String
+    var unit: String
+    var courier: Summary?
+    var baselineName: String = ""
+    var baseline: Summary?
+    var target: Target = .none
+    /// Errors over all rounds, Courier and baseline together; any error is a miss.
+    var errors = 0
+    var note = ""
+
+    var ratio: Double? {
+        guard let courier, let baseline, baseline.median != 0 else { return nil }
+        return courier.median / baseline.median
+    }
+
+    var verdict: String {
+        guard courier != nil else { return "TODO" }
+        if errors > 0 { return "miss (errors)" }
+        guard let ratio else { return "—" }
+        switch target {
+        case .ratioAtLeast(let minimum): return ratio >= minimum ? "pass" : "miss"
+        case .ratioAtMost(let maximum): return ratio <= maximum ? "pass" : "miss"
+        case .none: return "—"
+        }
+    }
+}
+
+/// A figure: one small function registered in `allFigures`.
+struct Figure: Sendable {
+    let key: String
+    let title: String
+    let needsServer: Bool
+    let run: @Sendable (Bench) -> [Row]
+}
+
+/// An integer that any thread may change.
+final class Counter: Sendable {
+    private let storage: Atomic<Int>
+
+    init(_ value: Int = 0) {
+        storage = Atomic(value)
+    }
+
+    var value: Int { storage.load(ordering: .acquiring) }
+
+    /// Adds `amount` and returns the new value.
+    @discardableResult
+    func add(_ amount: Int) -> Int {
+        storage.wrappingAdd(amount, ordering: .acquiringAndReleasing).newValue
+    }
+}
+
+/// What figures share: the options and the throughput points for the chart.
+final class Bench {
+    let options: Options
+    /// Requests/s by requests in flight, for Benchmarks/throughput.svg.
+    var chart: [Int: (raw: Summary, courier: Summary)] = [:]
+
+    /// nginx's `stub_status`, when the server has one: new connections are then counted.
+    let statusURL: URL?
+
+    init(options: Options) {
+        self.options = options
+        let candidate = options.baseURL?.appendingPathComponent("status")
+        statusURL = acceptedConnections(candidate) == nil ? nil : candidate
+    }
+
+    var baseURL: URL {
+        guard let url = options.baseURL else { fail("this figure needs --base-url (run Scripts/bench.sh)") }
+        return url
+    }
+
+    var rounds: Int { options.rounds }
+}
+
+// MARK: - Formatting
+
+/// A number with a sensible count of digits for tables.
+func format(_ value: Double) -> String {
+    let magnitude = abs(value)
+    if magnitude >= 100 || value == value.rounded() && magnitude < 1e15 {
+        return grouped(Int(value.rounded()))
+    }
+    if magnitude >= 10 { return String(format: "%.1f", value) }
+    if magnitude >= 1 { return String(format: "%.2f", value) }
+    return String(format: "%.3f", value)
+}
+
+/// An integer with thousands separators: 12,345.
+func grouped(_ value: Int) -> String {
+    let digits = String(abs(value))
+    var result = ""
+    for (index, character) in digits.enumerated() {
+        if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+        result.append(character)
+    }
+    return value < 0 ? "-" + result : result
+}
