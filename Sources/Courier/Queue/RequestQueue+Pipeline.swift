@@ -69,14 +69,12 @@ extension RequestQueue {
     /// Hands an attempt (or one of its redirect hops) to the transport.
     private func launch(_ attempt: Attempt, slot: Slot) {
         let weakSelf = WeakRequestQueue(self)
-        let workQueue = self.workQueue
         let request = attempt.current
+        // URLSession calls back on the queue's own work queue (see URLSessionTransport), so the
+        // result is processed there directly; the next request still starts from the start queue,
+        // which reuses connections far better than starting inside a completion handler.
         let task = transport.makeTask(for: request.urlRequest, bodyFile: request.bodyFile) { result in
-            // Hop off URLSession's queue: the next request starts from here, and the queue
-            // must never be deallocated on URLSession's own queue.
-            workQueue.async {
-                weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
-            }
+            weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
         }
         // The timeout covers the whole request: its deadline is set once, on the first send.
         let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
@@ -89,7 +87,9 @@ extension RequestQueue {
         }
         switch attachment {
         case .ended:
-            // Cancelled meanwhile; its result is already on its way.
+            // Cancelled meanwhile; its result is already on its way. The unsent task is cancelled
+            // so that the session lets go of it.
+            task.cancel()
             if attempt.number == 1 && attempt.redirects == 0 { attempt.original.removeTemporaryFiles() }
             return release(slot)
         case .attached:

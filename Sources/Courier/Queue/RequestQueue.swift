@@ -69,17 +69,19 @@ public final class RequestQueue: Sendable {
         baseURL: URL? = nil
     ) {
         let limit = max(1, configuration.maxConcurrentRequests)
+        let workQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
         func network() -> URLSessionTransport {
             URLSessionTransport(configuration: configuration.sessionConfiguration, minimumConnectionsPerHost: limit,
                                 credentials: configuration.credentials,
-                                maximumResponseSize: configuration.maximumResponseSize)
+                                maximumResponseSize: configuration.maximumResponseSize, completionQueue: workQueue)
         }
         let transport: any Transport = switch configuration.transport.kind {
         case .network: network()
         case .fixtures(let fixtures): fixtures
         case .recording(let directory): FixtureRecorder(network: network(), directory: directory)
         }
-        self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport)
+        self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport,
+                  workQueue: workQueue)
     }
 
     init(
@@ -87,7 +89,8 @@ public final class RequestQueue: Sendable {
         delegate: (any RequestQueueDelegate)?,
         baseURL: URL?,
         transport: any Transport,
-        sweepInterval: Double = 2
+        sweepInterval: Double = 2,
+        workQueue: DispatchQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
     ) {
         self.configuration = configuration
         self.delegate = delegate
@@ -96,7 +99,7 @@ public final class RequestQueue: Sendable {
         self.sweepInterval = sweepInterval
         concurrencyLimit = max(1, configuration.maxConcurrentRequests)
         builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
-        workQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
+        self.workQueue = workQueue
         startQueue = DispatchQueue(label: "Courier.RequestQueue.start", target: workQueue)
         state = Locked(QueueState(resultRetentionCount: configuration.resultRetentionCount,
                                  resultRetentionInterval: configuration.resultRetentionInterval))
@@ -117,7 +120,10 @@ public final class RequestQueue: Sendable {
     deinit {
         // Nothing may capture `self` here, so results are delivered without delegates.
         let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
-        transport.invalidate()
+        // Not here: the last reference may go on URLSession's own delegate queue, where
+        // invalidating the session crashes the process on Linux.
+        let transport = self.transport
+        DispatchQueue.global().async { transport.invalidate() }
         let callbackQueue = configuration.callbackQueue
         for claim in claims {
             claim.task?.cancel()

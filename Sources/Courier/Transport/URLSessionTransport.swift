@@ -17,8 +17,11 @@ final class URLSessionTransport: Transport {
     /// through the delegate so that an oversized one is stopped early instead of buffered.
     private let maximumResponseSize: Int?
 
+    /// - Parameter completionQueue: Where completion handlers run: the queue's own work queue,
+    ///   which saves a hop per request. With a size limit, delegate callbacks (which carry the
+    ///   body in order) run one at a time on it.
     init(configuration: URLSessionConfiguration, minimumConnectionsPerHost: Int, credentials: HTTPCredentials?,
-         maximumResponseSize: Int? = nil) {
+         maximumResponseSize: Int? = nil, completionQueue: DispatchQueue? = nil) {
         self.maximumResponseSize = maximumResponseSize
         // URLSession copies its configuration too; copying first keeps the caller's object untouched.
         let configuration = configuration.copy() as! URLSessionConfiguration
@@ -26,7 +29,11 @@ final class URLSessionTransport: Transport {
             configuration.httpMaximumConnectionsPerHost = minimumConnectionsPerHost
         }
         delegate = SessionDelegate(credentials: credentials)
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "Courier.URLSessionTransport.delegate"
+        delegateQueue.underlyingQueue = completionQueue
+        delegateQueue.maxConcurrentOperationCount = maximumResponseSize == nil ? OperationQueue.defaultMaxConcurrentOperationCount : 1
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     func makeTask(
@@ -73,8 +80,8 @@ final class URLSessionTransport: Transport {
     ) -> Result<TransportResponse, URLError> {
         if let error {
             let nsError = error as NSError
-            if connectionLost(nsError) {
-                return .failure(URLError(.networkConnectionLost, userInfo: nsError.userInfo))
+            if let code = libcurlFailure(nsError) {
+                return .failure(URLError(code, userInfo: nsError.userInfo))
             }
             if let urlError = error as? URLError { return .failure(urlError) }
             if nsError.domain == NSURLErrorDomain, let code = urlErrorCode(nsError.code) {
@@ -93,16 +100,22 @@ final class URLSessionTransport: Transport {
     }
 }
 
-/// Whether an "unknown" URLSession error is libcurl reporting a connection that broke mid-way.
+/// The real error behind an "unknown" URLSession error, read from libcurl's message.
 ///
-/// Linux's URLSession reports a connection reset or a body cut short (the server died) as
-/// `NSURLErrorUnknown` (-1) with libcurl's message, not as `networkConnectionLost`; measured
-/// with a server killed by SIGKILL mid-response.
-private func connectionLost(_ error: NSError) -> Bool {
-    guard error.domain == NSURLErrorDomain, error.code == NSURLErrorUnknown else { return false }
+/// Linux's URLSession reports some failures as `NSURLErrorUnknown` (-1) with libcurl's message
+/// instead of their own code: a connection reset or a body cut short (the server died), and
+/// sometimes a refused connection. Measured with a server killed by SIGKILL mid-response.
+func libcurlFailure(_ error: NSError) -> URLError.Code? {
+    guard error.domain == NSURLErrorDomain, error.code == NSURLErrorUnknown else { return nil }
     let message = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
-    return ["recv failure", "send failure", "connection reset", "transfer closed with", "empty reply from server",
-            "connection died"].contains { message.contains($0) }
+    let meanings: [(phrases: [String], code: URLError.Code)] = [
+        (["recv failure", "send failure", "connection reset", "transfer closed with", "empty reply from server",
+          "connection died"], .networkConnectionLost),
+        (["couldn't connect to server", "failed to connect to"], .cannotConnectToHost),
+        (["could not resolve host", "couldn't resolve host"], .cannotFindHost),
+        (["operation timed out", "timeout was reached"], .timedOut),
+    ]
+    return meanings.first { meaning in meaning.phrases.contains { message.contains($0) } }?.code
 }
 
 /// The URLError code for a raw NSURLErrorDomain code (whose initialiser is failable only on Linux).
