@@ -6,13 +6,16 @@ import FoundationNetworking
 /// Adds credentials to requests and renews them when the server refuses them.
 ///
 /// ```swift
-/// final class TokenAuthenticator: Authenticator {
-///     let token = Locked…                     // your own storage
+/// final class TokenAuthenticator: Authenticator, @unchecked Sendable {
+///     private let lock = NSLock()
+///     private var token = ""                   // guarded by `lock`
 ///     func authenticate(_ request: inout URLRequest) {
-///         request.setValue("Bearer \(currentToken)", forHTTPHeaderField: "Authorization")
+///         let token = lock.withLock { self.token }
+///         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
 ///     }
 ///     func refresh() async throws {
-///         currentToken = try await fetchNewToken()
+///         let fresh = try await fetchNewToken()
+///         lock.withLock { token = fresh }
 ///     }
 /// }
 /// config.authenticator = TokenAuthenticator()

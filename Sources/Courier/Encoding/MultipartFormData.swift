@@ -108,7 +108,7 @@ public final class MultipartFormData: BodyData, StreamableBodyData, Sendable {
     }
 
     /// The whole body in memory, files included: use it for small forms only. Courier itself
-    /// sends forms through ``makeBodySource()``, which streams large ones from disk.
+    /// sends forms through the queue's streaming path, which streams large ones from disk.
     /// Throws ``RequestError/invalidParameters(keyPath:reason:)`` for a file that cannot be read.
     public func encode() throws -> Data {
         try MultipartBody(parts: parts.withLock { $0 }, boundary: boundary).data()

@@ -45,6 +45,11 @@ protocol StringKeyedDictionaryProtocol {
 
 extension Dictionary: StringKeyedDictionaryProtocol where Key == String {
     func forEachSortedEntry<E: Error>(_ body: (String, Any) throws(E) -> Void) throws(E) {
-        for entry in sorted(by: { $0.key < $1.key }) { try body(entry.key, entry.value) }
+        // By UTF-8 bytes, a total order: String's `<` leaves some distinct keys unordered both
+        // ways ("e\u{301}" and "\u{E9}\u{0}"), which would leave their order to hashing.
+        // For ASCII keys the two orders agree.
+        for entry in sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            try body(entry.key, entry.value)
+        }
     }
 }

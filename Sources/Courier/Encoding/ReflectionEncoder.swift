@@ -229,15 +229,18 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
-    /// Opens the existential so the struct's bytes can be read in place.
-    private mutating func encodeStructure<T>(_ value: T, layout: TypeLayout) throws(EncodingFailure) {
+    /// Reads the struct's bytes in place, as its own dynamic type (see ``StructureBytes``).
+    private mutating func encodeStructure(_ value: Any, layout: TypeLayout) throws(EncodingFailure) {
+        guard let reader = layout.bytesReader else {
+            throw EncodingFailure("\(type(of: value)) has no byte layout")
+        }
         try nested { (encoder: inout Self) throws(EncodingFailure) in
             try encoder.writer.beginObject()
             var failure: EncodingFailure?
-            withUnsafeBytes(of: value) { bytes in
-                guard let base = bytes.baseAddress else { return }
+            let read = reader.withBytes(of: value) { base in
                 do throws(EncodingFailure) { try encoder.encodeFields(layout.fields, at: base) } catch { failure = error }
             }
+            guard read else { throw EncodingFailure("\(type(of: value)) could not be read as the type its layout describes") }
             if let failure { throw failure }
             encoder.writer.endObject()
         }

@@ -26,10 +26,13 @@ final class TypeLayout: Sendable {
 
     let shape: Shape
     let fields: [FieldLayout]
+    /// For `.structure`: reads a value's bytes as the struct's own type.
+    let bytesReader: (any StructureBytes.Type)?
 
-    private init(shape: Shape, fields: [FieldLayout] = []) {
+    private init(shape: Shape, fields: [FieldLayout] = [], bytesReader: (any StructureBytes.Type)? = nil) {
         self.shape = shape
         self.fields = fields
+        self.bytesReader = bytesReader
     }
 
     private struct CacheKey: Hashable {
@@ -61,7 +64,7 @@ final class TypeLayout: Sendable {
         switch mirror.displayStyle {
         case .struct:
             if let fields = try storedProperties(of: type, isClass: false, keyStyle: keyStyle) {
-                return TypeLayout(shape: .structure, fields: fields)
+                return TypeLayout(shape: .structure, fields: fields, bytesReader: _openExistential(type, do: structureBytes(for:)))
             }
             return TypeLayout(shape: .reflectedStructure, fields: try reflectedProperties(of: type, mirrors: [mirror], keyStyle: keyStyle))
         case .class:
@@ -223,4 +226,29 @@ final class TypeLayout: Sendable {
         return mirror.children.first { $0.label == "wrappedValue" }?.value
             ?? mirror.superclassMirror?.children.first { $0.label == "wrappedValue" }?.value
     }
+}
+
+/// Reads a struct's bytes in place as its own type `T`.
+///
+/// A value can reach the encoder boxed more than once (an `any Sendable` inside an `[Any]`);
+/// opening such an `Any` as a generic parameter reads the inner box, not the struct, and the
+/// layout's offsets then point into the box. Casting to `T`, the dynamic type the layout was
+/// built for, unwraps every layer.
+protocol StructureBytes: SendableMetatype {
+    /// Calls `body` with the address of `value`'s bytes; false when `value` is not a `Self`-described struct.
+    static func withBytes(of value: Any, _ body: (UnsafeRawPointer) -> Void) -> Bool
+}
+
+private enum StructureReader<T>: StructureBytes {
+    static func withBytes(of value: Any, _ body: (UnsafeRawPointer) -> Void) -> Bool {
+        guard let typed = value as? T else { return false }
+        withUnsafeBytes(of: typed) { bytes in
+            if let base = bytes.baseAddress { body(base) }
+        }
+        return true
+    }
+}
+
+private func structureBytes<T>(for type: T.Type) -> any StructureBytes.Type {
+    StructureReader<T>.self
 }

@@ -89,7 +89,20 @@ extension Fixture {
         guard let path = object["path"] as? String else {
             throw FixtureError.invalidFile(origin, reason: "a fixture needs a \"path\"")
         }
-        var headers = object["headers"] as? [String: String] ?? [:]
+        var headers: [String: String] = [:]
+        if let value = object["headers"] {
+            guard let strings = value as? [String: String] else {
+                throw FixtureError.invalidFile(origin, reason: "\"headers\" must be an object of strings")
+            }
+            headers = strings
+        }
+        var status = 200
+        if let value = object["status"] {
+            guard !(value is String), let code = value as? Int, (100...599).contains(code) else {
+                throw FixtureError.invalidFile(origin, reason: "\"status\" must be a number from 100 to 599")
+            }
+            status = code
+        }
         var body = Data()
         if let json = object["json"] {
             body = try JSONSerialization.data(withJSONObject: json, options: [.fragmentsAllowed, .sortedKeys])
@@ -109,10 +122,22 @@ extension Fixture {
         if let members = object["bodyJSON"] {
             bodyJSON = String(decoding: try JSONSerialization.data(withJSONObject: members, options: [.sortedKeys]), as: UTF8.self)
         }
-        let query = (object["query"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        var query: [String: String] = [:]
+        if let value = object["query"] {
+            guard let items = value as? [String: Any] else {
+                throw FixtureError.invalidFile(origin, reason: "\"query\" must be an object")
+            }
+            for (name, item) in items {
+                switch item {
+                case let text as String: query[name] = text
+                case let number as NSNumber: query[name] = number.stringValue
+                default: throw FixtureError.invalidFile(origin, reason: "query item \"\(name)\" must be a string or a number")
+                }
+            }
+        }
         self.init(method: HTTPMethod(rawValue: object["method"] as? String ?? "GET"), path: path, query: query,
                   bodyContains: object["bodyContains"] as? String, bodyJSON: bodyJSON,
-                  status: object["status"] as? Int ?? 200, headers: headers, body: body,
+                  status: status, headers: headers, body: body,
                   delay: (object["delay"] as? NSNumber)?.doubleValue ?? 0)
     }
 }

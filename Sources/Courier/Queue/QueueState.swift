@@ -227,10 +227,8 @@ struct QueueState {
     /// The running requests whose deadline has passed, and the next deadline to set a timer for.
     mutating func expireDeadlines(now: UInt64) -> (expired: [RequestID], nextTimer: UInt64?) {
         if let armed = armedDeadline, armed <= now { armedDeadline = nil }
-        let expired = deadlines.popExpired(now: now).filter { id in
-            if case .running? = entries[id]?.phase { return true }
-            return false
-        }
+        // Whatever it is doing: running, backing off before a retry, or waiting for credentials.
+        let expired = deadlines.popExpired(now: now).filter { entries[$0] != nil }
         guard let next = deadlines.earliest, armedDeadline.map({ next < $0 }) ?? true else {
             return (expired, nil)
         }

@@ -7,6 +7,8 @@ import FoundationNetworking
 protocol AnyRequestBox: Sendable {
     var responseType: ObjectIdentifier { get }
     var responseTypeName: String { get }
+    /// Whether the request adopts ``RequestDelegate`` (and so may change its URL request).
+    var isRequestDelegate: Bool { get }
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest
     func willSend(_ urlRequest: inout URLRequest)
     func didSend(_ urlRequest: URLRequest)
@@ -20,6 +22,7 @@ struct RequestBox<R: Request>: AnyRequestBox {
 
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
+    var isRequestDelegate: Bool { request is any RequestDelegate }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try builder.prepare(request)

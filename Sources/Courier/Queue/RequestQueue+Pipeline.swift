@@ -54,9 +54,12 @@ extension RequestQueue {
         do throws(RequestError) {
             if let configurationHeaderError { throw configurationHeaderError }
             // Foundation's setValue drops a value with CR or LF without a word, so delegates
-            // cannot inject that way; what they did set is checked for everything else.
-            for (name, value) in attempt.current.urlRequest.allHTTPHeaderFields ?? [:] {
-                try HeaderValidator.validate(name: name, value: value)
+            // cannot inject that way; what they did set is checked for everything else. The
+            // builder checked the request's own headers already.
+            if delegate != nil || configuration.authenticator != nil || attempt.box.isRequestDelegate {
+                for (name, value) in attempt.current.urlRequest.allHTTPHeaderFields ?? [:] {
+                    try HeaderValidator.validate(name: name, value: value)
+                }
             }
         } catch {
             attempt.original.removeTemporaryFiles()

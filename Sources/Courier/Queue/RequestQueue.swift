@@ -219,7 +219,7 @@ public final class RequestQueue: Sendable {
 
     /// Whether a request has ended and its result has been handed to its observers.
     ///
-    /// `false` from ``add(_:)`` until the result was delivered; `true` afterwards. Also `true` for
+    /// `false` from ``add(_:priority:owner:)`` until the result was delivered; `true` afterwards. Also `true` for
     /// an ID this queue does not track (one from another queue).
     public func isFinished(_ id: RequestID) -> Bool {
         state.withLock { $0.isFinished(id) }
@@ -231,13 +231,13 @@ public final class RequestQueue: Sendable {
     ///
     /// If the request has already finished, the handler gets the kept result (see
     /// ``RequestQueueConfiguration/resultRetentionCount``); so adding the observer right after
-    /// ``add(_:)`` never misses a result.
+    /// ``add(_:priority:owner:)`` never misses a result.
     /// ```swift
     /// let id = queue.add(ProfileRequest(userID: 42))
     /// queue.addObserver(for: id) { (result: Result<Profile, RequestError>) in … }
     /// ```
     /// - Parameters:
-    ///   - id: The request's ID, from ``add(_:)``.
+    ///   - id: The request's ID, from ``add(_:priority:owner:)``.
     ///   - handler: Called once with the result. If `R` is not the request's response type it
     ///     gets ``RequestError/responseTypeMismatch(expected:actual:)``.
     public func addObserver<R: Response>(

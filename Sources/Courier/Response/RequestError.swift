@@ -44,7 +44,7 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     case serializationFailed(type: String, underlying: any Error)
 
     /// The request was cancelled: by ``RequestQueue/cancel(_:)``, by cancelling the `Task`
-    /// around ``RequestQueue/send(_:)``, or because its queue was released.
+    /// around ``RequestQueue/send(_:priority:)``, or because its queue was released.
     case cancelled
 
     /// No response arrived within the request's timeout.

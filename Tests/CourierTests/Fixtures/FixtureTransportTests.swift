@@ -154,3 +154,41 @@ struct RawBody: Response {
     let data: Data
     init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data }
 }
+
+extension FixtureTransportTests {
+    func testFixtureMembersOfTheWrongTypeAreNamed() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-types-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (content, expected) in [(#"{"path": "/a", "status": "200"}"#, "\"status\" must be a number"),
+                                    (#"{"path": "/a", "headers": {"X-N": 1}}"#, "\"headers\" must be an object of strings"),
+                                    (#"{"path": "/a", "query": {"q": [1]}}"#, "query item \"q\" must be a string or a number")] {
+            let file = folder.appendingPathComponent("f.json")
+            try Data(content.utf8).write(to: file)
+            XCTAssertThrowsError(try FixtureTransport(directory: folder)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    func testTimeoutCoversBackoffBetweenRetries() async throws {
+        // Given a server that always answers 503, a long backoff and a short timeout
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/flaky", status: 503, body: Data())
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.transport = .fixtures(fixtures)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0.5, jitter: 0)
+        let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
+        let start = Date()
+        do {
+            _ = try await queue.send(PathRequest<EmptyResponse>("/flaky", timeout: 0.2))
+            XCTFail("expected a timeout")
+        } catch {
+            // Then the request times out during the backoff, not after every attempt
+            guard case .timedOut = error else { return XCTFail("\(error)") }
+            XCTAssertLessThan(Date().timeIntervalSince(start), 0.45)
+            XCTAssertEqual(fixtures.receivedRequests.count, 1)
+        }
+    }
+}

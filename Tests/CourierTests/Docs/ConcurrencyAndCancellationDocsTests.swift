@@ -1,0 +1,174 @@
+// Mirrors the article "Concurrency and Cancellation" (Courier.docc/ConcurrencyAndCancellation.md).
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+final class ConcurrencyAndCancellationDocsTests: XCTestCase {
+    // Scaffolding for the samples.
+    struct Profile: Response, Decodable { let id: Int; let name: String }
+    struct ProfileRequest: Request {
+        typealias ResponseType = Profile
+        let userID: Int
+        var path: String { "/users/\(userID)" }
+        var method: HTTPMethod { .get }
+    }
+    struct Thumbnail: Response { init(data: ResponseData, response: HTTPURLResponse) {} }
+    struct ThumbnailRequest: Request {
+        typealias ResponseType = Thumbnail
+        let id: Int
+        var path: String { "/thumbnails/\(id)" }
+        var method: HTTPMethod { .get }
+    }
+    final class Screen: Sendable {}
+
+    /// Signals each request handed to the transport.
+    final class SendSignal: RequestQueueDelegate {
+        let sent = DispatchSemaphore(value: 0)
+        func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { sent.signal() }
+    }
+
+    private func fixtures(latency: TimeInterval = 0) -> FixtureTransport {
+        let fixtures = FixtureTransport()
+        fixtures.latency = latency
+        fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
+        fixtures.stub(.get, "/thumbnails/7", body: Data([1, 2, 3]))
+        fixtures.stub(.get, "/thumbnails/8", body: Data([1, 2, 3]))
+        return fixtures
+    }
+
+    private func result<R: Response>(of id: RequestID, on queue: RequestQueue, as type: R.Type) -> Result<R, RequestError>? {
+        let log = DocsLog<Result<R, RequestError>>()
+        let done = expectation(description: "result of \(id)")
+        queue.addObserver(for: id) { (result: Result<R, RequestError>) in log.append(result); done.fulfill() }
+        wait(for: [done], timeout: 10)
+        return log.all.first
+    }
+
+    // Concurrency and Cancellation › A concurrency limit + Priorities: with 2 slots taken, a
+    // .high request starts before an earlier .low one, and each priority is first in first out.
+    func testLimitAndPriorities() throws {
+        let fixtures = fixtures(latency: 0.2)
+        let signal = SendSignal()
+        var configuration = RequestQueueConfiguration.default
+        configuration.maxConcurrentRequests = 2
+        configuration.callbackQueue = DocsSupport.callbacks
+        configuration.transport = .fixtures(fixtures)
+        let queue = RequestQueue(configuration: configuration, delegate: signal, baseURL: URL(string: "https://api.example.com/v1"))
+
+        queue.add(ThumbnailRequest(id: 8))
+        queue.add(ThumbnailRequest(id: 8))
+        for _ in 0..<2 { XCTAssertEqual(signal.sent.wait(timeout: .now() + 5), .success) }   // both slots taken
+
+        queue.add(ThumbnailRequest(id: 7), priority: .low)
+        queue.add(ProfileRequest(userID: 42), priority: .high)   // starts before every waiting .normal and .low
+        let last = queue.add(ThumbnailRequest(id: 7), priority: .low)
+        XCTAssertNotNil(result(of: last, on: queue, as: Thumbnail.self))
+        XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path },
+                       ["/v1/thumbnails/8", "/v1/thumbnails/8", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/7"])
+    }
+
+    // Concurrency and Cancellation › Cancelling: every form, each request ends once as cancelled.
+    func testCancellingOneAGroupOrAll() throws {
+        let fixtures = fixtures(latency: 30)
+        let queue = DocsSupport.queue(fixtures)
+        let screen = Screen()
+        let id = queue.add(ProfileRequest(userID: 42))
+        let thumbnail = queue.add(ThumbnailRequest(id: 7))
+        let owned = queue.add(ProfileRequest(userID: 42), owner: screen)
+        let other = queue.add(ProfileRequest(userID: 42))
+
+        let outcomes = DocsLog<String>()
+        let done = expectation(description: "all cancelled")
+        done.expectedFulfillmentCount = 4
+        for (name, request) in [("one", id), ("owned", owned), ("other", other)] {
+            queue.addObserver(for: request) { (result: Result<Profile, RequestError>) in
+                if case .failure(.cancelled) = result { outcomes.append(name) }
+                done.fulfill()
+            }
+        }
+        queue.addObserver(for: thumbnail) { (result: Result<Thumbnail, RequestError>) in
+            if case .failure(.cancelled) = result { outcomes.append("type") }
+            done.fulfill()
+        }
+
+        queue.cancel(id)                          // one request
+        queue.cancelAll(ofType: Thumbnail.self)   // every request whose response type is Thumbnail
+        queue.cancelAll(ownedBy: screen)          // every request added with owner: screen
+        XCTAssertFalse(queue.isFinished(other))
+        queue.cancelAll()                         // everything, waiting or in flight
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(Set(outcomes.all), ["one", "type", "owned", "other"])
+        XCTAssertEqual(outcomes.all.count, 4)
+        queue.cancel(id)   // after the end: changes nothing
+        withExtendedLifetime(screen) {}
+    }
+
+    // Concurrency and Cancellation › Cancelling: a waiting request never reaches the network;
+    // the owner sample line.
+    func testCancelledWaitingRequestIsNeverSent() throws {
+        let fixtures = fixtures(latency: 0.2)
+        let signal = SendSignal()
+        let queue = DocsSupport.queue(fixtures, delegate: signal) { $0.maxConcurrentRequests = 1 }
+        let screen = Screen()
+        queue.add(ProfileRequest(userID: 42))
+        XCTAssertEqual(signal.sent.wait(timeout: .now() + 5), .success)
+        let id = queue.add(ThumbnailRequest(id: 7), owner: screen)
+        queue.cancelAll(ownedBy: screen)
+        guard case .failure(.cancelled)? = result(of: id, on: queue, as: Thumbnail.self) else { return XCTFail() }
+        let next = queue.add(ThumbnailRequest(id: 8))
+        XCTAssertNotNil(result(of: next, on: queue, as: Thumbnail.self))
+        XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path }, ["/v1/users/42", "/v1/thumbnails/8"])
+        withExtendedLifetime(screen) {}
+    }
+
+    // Concurrency and Cancellation › Cancelling a Task.
+    func testCancellingTheTaskCancelsTheRequest() async throws {
+        let fixtures = fixtures(latency: 30)
+        let queue = DocsSupport.queue(fixtures)
+        let start = Date()
+
+        let task = Task {
+            try await queue.send(ProfileRequest(userID: 42))
+        }
+        task.cancel()    // the request is cancelled; send throws RequestError.cancelled
+
+        let result = await task.result
+        guard case .failure(let error as RequestError) = result, case .cancelled = error else { return XCTFail("\(result)") }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+    }
+
+    // Concurrency and Cancellation › Releasing a queue: observers hear .cancelled, delegates nothing.
+    func testReleasedQueueCancelsWhatItHolds() throws {
+        final class Told: RequestQueueDelegate {
+            let log: DocsLog<String>
+            init(log: DocsLog<String>) { self.log = log }
+            func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) { log.append("didFail") }
+        }
+        let delegateLog = DocsLog<String>()
+        var queue: RequestQueue? = DocsSupport.queue(fixtures(latency: 30), delegate: Told(log: delegateLog))
+        weak let released = queue
+        let done = expectation(description: "cancelled")
+        let id = queue!.add(ProfileRequest(userID: 42))
+        queue!.addObserver(for: id) { (result: Result<Profile, RequestError>) in
+            if case .failure(.cancelled) = result { done.fulfill() }
+        }
+        queue = nil
+        wait(for: [done], timeout: 5)
+        XCTAssertNil(released)
+        XCTAssertEqual(delegateLog.all, [])
+    }
+
+    // Concurrency and Cancellation › Threads and Sendable: IDs are unique and increase.
+    func testIDsIncrease() {
+        let a = DocsSupport.queue(fixtures()), b = DocsSupport.queue(fixtures())
+        let first = a.add(ProfileRequest(userID: 42))
+        let second = b.add(ProfileRequest(userID: 42))
+        XCTAssertLessThan(first, second)
+        XCTAssertNotEqual(first, second)
+        XCTAssertEqual(RequestQueueConfiguration.default.maxConcurrentRequests, 6)
+    }
+}

@@ -1,0 +1,182 @@
+// Mirrors the article "Testing with Fixtures" (Courier.docc/TestingWithFixtures.md).
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+final class TestingWithFixturesDocsTests: XCTestCase {
+    // Scaffolding for the samples.
+    struct Profile: Response, Decodable, Equatable { let id: Int; let name: String }
+    struct ProfileRequest: Request {
+        typealias ResponseType = Profile
+        let userID: Int
+        var path: String { "/users/\(userID)" }
+        var method: HTTPMethod { .get }
+    }
+    struct Get<ResponseType: Response>: Request {
+        var path: String
+        var method: HTTPMethod = .get
+        var timeout: TimeInterval?
+    }
+    struct Post<ParametersType: Parameters, ResponseType: Response>: Request {
+        var parameters: ParametersType
+        var path: String
+        var method: HTTPMethod { .post }
+    }
+    struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
+    struct Token: Response, Decodable { let token: String }
+    struct LogIn: JSONBodyData { let user: String }
+
+    // Testing with Fixtures › Overview (the whole sample) and the receivedRequests assertion.
+    func testStubsThroughAQueue() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
+        fixtures.stub(.post, "/login", status: 401, json: #"{"error": "bad password"}"#)
+
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = .fixtures(fixtures)
+        configuration.callbackQueue = DispatchQueue(label: "tests")
+        let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
+
+        let profile = try await queue.send(ProfileRequest(userID: 42))
+
+        XCTAssertEqual(profile, Profile(id: 42, name: "Ada"))
+        XCTAssertEqual(fixtures.receivedRequests.first?.url?.absoluteString, "https://api.example.com/v1/users/42")
+        do {
+            _ = try await queue.send(Post<LogIn, Token>(parameters: LogIn(user: "ada"), path: "/login"))
+            XCTFail("expected a 401")
+        } catch {
+            XCTAssertEqual(error.statusCode, 401)
+        }
+    }
+
+    // Testing with Fixtures › Matching: path ends, query subsets, body matchers, headers ignored.
+    func testMatching() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.add(Fixture(path: "/search", query: ["q": "swift"], body: Data(#"{"id": 7, "name": "Swift"}"#.utf8)))
+        fixtures.add(Fixture(method: .post, path: "/login", bodyJSON: #"{"user": "ada"}"#, body: Data(#"{"token": "t"}"#.utf8)))
+        fixtures.add(Fixture(method: .post, path: "/login", bodyContains: "grace", status: 403))
+        let queue = DocsSupport.queue(fixtures, baseURL: "https://elsewhere.example.org/api/v1")
+        let swift = try await queue.send(Get<Profile>(path: "/search?q=swift&page=2"))
+        XCTAssertEqual(swift.name, "Swift")
+        let token = try await queue.send(Post<LogIn, Token>(parameters: LogIn(user: "ada"), path: "/login"))
+        XCTAssertEqual(token.token, "t")
+        do {
+            _ = try await queue.send(Post<LogIn, Token>(parameters: LogIn(user: "grace"), path: "/login"))
+            XCTFail("expected a 403")
+        } catch {
+            XCTAssertEqual(error.statusCode, 403)
+        }
+    }
+
+    // Testing with Fixtures › When nothing matches (the sample's fixtures and message).
+    func testNoFixtureListsTheNearest() async {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: "{}")
+        fixtures.stub(.post, "/users", json: "{}")
+        fixtures.stub(.get, "/search", query: ["q": "a"], json: "{}")
+        do {
+            _ = try await DocsSupport.queue(fixtures).send(Get<EmptyResponse>(path: "/users"))
+            XCTFail("expected noFixture")
+        } catch {
+            guard case .noFixture(let request, let nearest) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(request, "GET /v1/users")
+            XCTAssertEqual(nearest.count, 3)
+            XCTAssertEqual(error.description,
+                           "No fixture matches GET /v1/users. Nearest: POST /users → 200 (method POST); "
+                           + "GET /users/1 → 200 (path /users/1); GET /search?q=a → 200 (path /search, query q missing).")
+        }
+    }
+
+    // Testing with Fixtures › Fixture files: the sample file, the three top-level forms, errors.
+    func testFixtureFiles() async throws {
+        let folder = try DocsSupport.temporaryFolder("fixtures")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"""
+        {"fixtures": [
+          {"method": "GET", "path": "/users/1", "query": {"expand": "true"},
+           "status": 200, "headers": {"X-Request-Id": "42"}, "json": {"id": 1, "name": "Ada"}},
+          {"method": "POST", "path": "/login", "bodyJSON": {"user": "ada"}, "json": {"token": "t"}},
+          {"method": "POST", "path": "/login", "bodyContains": "grace", "status": 403, "body": "no"},
+          {"path": "/avatar", "bodyFile": "avatar.png", "headers": {"Content-Type": "image/png"}}
+        ]}
+        """#.utf8).write(to: folder.appendingPathComponent("a.json"))
+        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("avatar.png"))
+        try Data(#"{"path": "/single", "body": "one"}"#.utf8).write(to: folder.appendingPathComponent("b.json"))
+        try Data(#"[{"path": "/listed", "status": 204}]"#.utf8).write(to: folder.appendingPathComponent("c.json"))
+        try Data("not a fixture".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+
+        let queue = DocsSupport.queue(try FixtureTransport(directory: folder))
+        let ada = try await queue.send(Get<Profile>(path: "/users/1?expand=true"))
+        XCTAssertEqual(ada, Profile(id: 1, name: "Ada"))
+        let token = try await queue.send(Post<LogIn, Token>(parameters: LogIn(user: "ada"), path: "/login"))
+        XCTAssertEqual(token.token, "t")
+        let avatar = try await queue.send(Get<Raw>(path: "/avatar"))
+        XCTAssertEqual(avatar.data, Data([0x89, 0x50, 0x4E, 0x47]))
+        let single = try await queue.send(Get<Raw>(path: "/single"))
+        XCTAssertEqual(single.data, Data("one".utf8))
+        _ = try await queue.send(Get<EmptyResponse>(path: "/listed"))
+
+        try Data(#"{"method": "GET"}"#.utf8).write(to: folder.appendingPathComponent("d.json"))
+        XCTAssertThrowsError(try FixtureTransport(directory: folder)) { error in
+            guard let error = error as? FixtureError else { return XCTFail("\(error)") }
+            XCTAssertTrue(error.description.contains("d.json"), error.description)
+            XCTAssertTrue(error.description.contains("needs a \"path\""), error.description)
+        }
+    }
+
+    // Testing with Fixtures › Simulating the network: latency makes timeouts testable, and
+    // bytesPerSecond makes progress observable.
+    func testSimulatingTheNetwork() throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/report", body: Data(count: 30_000))
+        fixtures.latency = 0.3              // seconds before each answer starts
+        fixtures.bytesPerSecond = 200_000   // bodies move at this speed; progress observers see them
+        let queue = DocsSupport.queue(fixtures)
+
+        let progress = DocsLog<TransferProgress>()
+        let done = expectation(description: "both")
+        done.expectedFulfillmentCount = 2
+        let id = queue.add(Get<EmptyResponse>(path: "/report"))
+        queue.addProgressObserver(for: id, interval: 0.02) { progress.append($0) }
+        queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
+        let slow = queue.add(Get<EmptyResponse>(path: "/report", timeout: 0.1))
+        queue.addObserver(for: slow) { (result: Result<EmptyResponse, RequestError>) in
+            if case .failure(.timedOut) = result { done.fulfill() }
+        }
+        wait(for: [done], timeout: 10)
+        XCTAssertGreaterThan(progress.all.count, 1)
+        XCTAssertEqual(progress.all.last?.bytesReceived, 30_000)
+    }
+
+    // Testing with Fixtures › Recording a session, then replaying it. Recording needs a server,
+    // so the recording queue is only made (that sends nothing); the replay reads a folder written
+    // the way the recorder writes it.
+    func testRecordingConfigurationAndReplay() async throws {
+        let fixturesFolder = try DocsSupport.temporaryFolder("recorded")
+        defer { try? FileManager.default.removeItem(at: fixturesFolder) }
+
+        var recording = RequestQueueConfiguration.default
+        recording.transport = .recording(into: fixturesFolder)
+        let recorder = RequestQueue(configuration: recording, baseURL: URL(string: "https://api.example.com/v1"))
+        XCTAssertEqual(try recorder.curlCommand(for: ProfileRequest(userID: 1)), "curl 'https://api.example.com/v1/users/1'")
+
+        try Data(#"""
+        {
+          "json" : {"id" : 1, "name" : "Ada"},
+          "method" : "GET",
+          "path" : "/v1/users/1",
+          "status" : 200
+        }
+        """#.utf8).write(to: fixturesFolder.appendingPathComponent("GET-v1-users-1.json"))
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = DocsSupport.callbacks
+        configuration.transport = .fixtures(try FixtureTransport(directory: fixturesFolder))
+        let replay = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
+        let ada = try await replay.send(ProfileRequest(userID: 1))
+        XCTAssertEqual(ada, Profile(id: 1, name: "Ada"))
+    }
+}
