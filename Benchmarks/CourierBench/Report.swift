@@ -128,6 +128,10 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           and a 1 GiB multipart upload against `uploadTask(with:fromFile:)`.
 
         """
+    // The hand-written analysis of the misses lives beside the benchmark and is kept across runs.
+    if let analysis = try? String(contentsOfFile: "Benchmarks/ANALYSIS.md", encoding: .utf8) {
+        text += "\n" + analysis
+    }
     return text
 }
 

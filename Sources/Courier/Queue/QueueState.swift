@@ -114,6 +114,11 @@ struct QueueState {
 
     var waitingCount: Int { waiting.reduce(0) { $0 + $1.count } }
 
+    /// Sizes of the per-request tables, for tests that check they stay bounded.
+    var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
+        (entries.count, waitingCount, undelivered.count, results.count, deadlines.count)
+    }
+
     /// The next waiting ID, highest priority first.
     private mutating func popWaiting() -> RequestID? {
         for priority in RequestPriority.allCases.reversed() {

@@ -295,6 +295,11 @@ public final class RequestQueue: Sendable {
         state.withLock { $0.typeObservers.sweep() }
     }
 
+    /// Sizes of the queue's per-request tables (for tests).
+    var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
+        state.withLock { $0.bookkeeping }
+    }
+
     /// How many type observers the queue holds, dead or alive (for tests).
     var typeObserverCount: Int {
         state.withLock { $0.typeObservers.count }

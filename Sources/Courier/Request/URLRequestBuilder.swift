@@ -141,6 +141,12 @@ struct URLRequestBuilder: Sendable {
         let (rawPath, pathQuery) = Self.split(path)
         var text: String
         var queries: [String] = []
+        if !Self.hasScheme(rawPath), rawPath.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." }) {
+            // libcurl removes dot segments, so "../admin" would leave the base URL's path.
+            throw RequestError.invalidURL(path, reason:
+                "a relative path may not contain \".\" or \"..\" segments, which would move it outside the base URL's path; "
+                + "use an absolute URL to reach another path")
+        }
         if Self.hasScheme(rawPath) {
             text = Self.escape(rawPath, allowed: Self.pathAllowed)
         } else {
@@ -168,16 +174,25 @@ struct URLRequestBuilder: Sendable {
     }
 
     /// Whether `path` is relative and made only of characters that stand unescaped in a path,
-    /// with at most one leading slash (no query, no escapes, no scheme, no `//`).
+    /// with at most one leading slash and no `.` or `..` segment (no query, no escapes, no
+    /// scheme, no `//`).
     private static func isPlainRelativePath(_ path: String) -> Bool {
         var previousWasSlash = false
+        var segmentLength = 0, segmentDots = 0
         for byte in path.utf8 {
             guard byte < 128, pathAllowed[Int(byte)], byte != UInt8(ascii: ":") else { return false }
             let isSlash = byte == UInt8(ascii: "/")
-            if isSlash && previousWasSlash { return false }
+            if isSlash {
+                if previousWasSlash || (segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2) { return false }
+                segmentLength = 0
+                segmentDots = 0
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { segmentDots += 1 }
+            }
             previousWasSlash = isSlash
         }
-        return true
+        return !(segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2)
     }
 
     /// Splits a URL or path at its first `?` into path and query, dropping any fragment.

@@ -153,3 +153,34 @@ private final class MetricsDelegate: RequestQueueDelegate {
     init(metrics: Recorder<RequestMetrics>) { self.metrics = metrics }
     func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) { self.metrics.append(metrics) }
 }
+
+extension QueueFeaturesTests {
+    func testBookkeepingStaysBoundedAfterAHundredThousandRequests() throws {
+        // Given a queue that keeps at most 256 results, with type observers whose owners come and go
+        let transport = StubTransport { _ in .status(200) }
+        let queue = makeQueue(transport: transport, maxConcurrent: 16, retentionCount: 256)
+        let total = 100_000
+        let done = expectation(description: "all requests")
+        done.expectedFulfillmentCount = total
+        for index in 0..<total {
+            if index.isMultiple(of: 1_000) {
+                queue.addObserver(ownedBy: ObserverOwner()) { (_: Result<EmptyResponse, RequestError>) in }
+            }
+            queue.addObserver(for: queue.add(PathRequest<EmptyResponse>("/n"))) { (_: Result<EmptyResponse, RequestError>) in
+                done.fulfill()
+            }
+        }
+        wait(for: [done], timeout: 120)
+        TestQueues.callbacks.sync {}
+        queue.sweepDeadObservers()
+
+        // Then nothing per request is left but the bounded recent results
+        let counts = queue.bookkeeping
+        XCTAssertEqual(counts.active, 0)
+        XCTAssertEqual(counts.waiting, 0)
+        XCTAssertEqual(counts.undelivered, 0)
+        XCTAssertLessThanOrEqual(counts.recentResults, 256)
+        XCTAssertLessThanOrEqual(counts.deadlines, 64 + 16 * 2)
+        XCTAssertEqual(queue.typeObserverCount, 0)
+    }
+}

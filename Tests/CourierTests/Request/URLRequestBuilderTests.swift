@@ -44,6 +44,19 @@ final class URLRequestBuilderTests: XCTestCase {
         XCTAssertEqual(try url("/q?note=a b"), "https://api.example.com/v1/q?note=a%20b")
     }
 
+    func testDotSegmentsCannotLeaveTheBasePath() {
+        for path in ["../admin", "/v2/../../admin", "./x", "/a/./b"] {
+            XCTAssertThrowsError(try url(path), path) { error in
+                guard case RequestError.invalidURL(let text, let reason) = error else { return XCTFail("\(error)") }
+                XCTAssertEqual(text, path)
+                XCTAssertTrue(reason.contains("\"..\" segments"), reason)
+            }
+        }
+        // Dots inside names are fine, and absolute URLs are used as they are
+        XCTAssertEqual(try url("/files/a..b/.hidden"), "https://api.example.com/v1/files/a..b/.hidden")
+        XCTAssertEqual(try url("https://other.example.com/a/../b"), "https://other.example.com/a/../b")
+    }
+
     func testRelativePathWithoutBaseIsAnError() {
         XCTAssertThrowsError(try url("/login", base: nil)) { error in
             guard case RequestError.invalidURL(let text, let reason) = error else { return XCTFail("\(error)") }
