@@ -99,6 +99,14 @@ struct DelayRequest: Request {
     var method: HTTPMethod { .get }
 }
 
+/// A request with an absolute URL, as the shared queue (which has no base URL) needs.
+struct HealthRequest: Request {
+    typealias ResponseType = EmptyResponse
+    let url: String
+    var path: String { url }
+    var method: HTTPMethod { .head }
+}
+
 struct MissingRequest: Request {
     typealias ResponseType = EmptyResponse
     var path: String { "/status/404" }
@@ -199,9 +207,12 @@ struct CourierExample {
         let logger = StepLogger()
         let queue = RequestQueue(configuration: configuration, delegate: logger, baseURL: baseURL)
 
-        step(1, "The shared queue, and a request as a curl command (nothing is sent)")
+        step(1, "The shared queue, and requests as curl commands (nothing is sent)")
+        let health = HealthRequest(url: baseURL.absoluteString + "/status/204")
+        print("    RequestQueue.shared needs no set-up; with no base URL it takes absolute URLs:")
+        print("    " + (try RequestQueue.shared.curlCommand(for: health)))
         let search = SearchRequest(parameters: Search(query: "swift & linux", page: 2, tags: ["server", "ios"]))
-        print("    RequestQueue.shared is ready with no set-up; it needs absolute URLs, so here is our own queue's view:")
+        print("    our own queue resolves paths against its base URL and encodes the parameters:")
         print("    " + (try queue.curlCommand(for: search)))
 
         step(2, "A GET with a query string, observed by request ID")
