@@ -73,8 +73,20 @@ if [ $# -gt 0 ]; then
     swift test "$@"
     exit
 fi
-swift test
+results=.build/test-results.log
+: >"$results"
+swift test 2>&1 | tee -a "$results"
 # ThreadSanitizer over everything but the two long network tests (they run above). A race
 # makes the run exit non-zero even when every test passes.
 echo "==> swift test --sanitize=thread"
-swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload
+swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
+
+# One closing line for both runs (Swift Testing's own summary, printed last, counts only its tests).
+awk '/Test Suite .All tests. (passed|failed)/ { whole = 1; next }
+     whole && /Executed [0-9]+ tests?, with/ {
+         match($0, /Executed [0-9]+/); total += substr($0, RSTART + 9, RLENGTH - 9)
+         if (match($0, /[0-9]+ tests? skipped/)) { split(substr($0, RSTART, RLENGTH), s, " "); skipped += s[1] }
+         if (match($0, /[0-9]+ failures?/)) { split(substr($0, RSTART, RLENGTH), f, " "); failed += f[1] }
+         whole = 0
+     }
+     END { printf "Tests: %d passed, %d failed, %d skipped\n", total - failed - skipped, failed, skipped }' "$results"

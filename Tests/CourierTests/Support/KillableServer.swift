@@ -23,7 +23,12 @@ final class KillableServer: Sendable {
         _ = try HTTPBin.url()  // the same rules: skip by hand, fail under Scripts/test.sh
         let path = ProcessInfo.processInfo.environment["COURIER_GUNICORN"] ?? ".build/venv/bin/gunicorn"
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw XCTSkip("No gunicorn at \(path): run Scripts/test.sh")
+            let message = "No gunicorn at \(path): run Scripts/test.sh, which installs it"
+            if ProcessInfo.processInfo.environment["COURIER_REQUIRE_HTTPBIN"] == "1" {
+                XCTFail(message)
+                throw RequestError.invalidURL(path, reason: message)
+            }
+            throw XCTSkip(message)
         }
         return path
     }
