@@ -78,7 +78,8 @@ struct QueueState {
 
     /// Claims the right to schedule the start loop; false when a run is already due.
     mutating func requestStart(limit: Int) -> Bool {
-        guard inFlight < limit, !startScheduled else { return false }
+        // Nothing waiting: no run (a wasted thread wake-up per finished request otherwise).
+        guard inFlight < limit, !startScheduled, waiting.contains(where: { $0.count > 0 }) else { return false }
         startScheduled = true
         return true
     }
