@@ -82,7 +82,7 @@ echo "==> swift test --sanitize=thread"
 swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
 
 # One closing line for both runs (Swift Testing's own summary, printed last, counts only its tests).
-awk '/Test Suite .All tests. (passed|failed)/ { whole = 1; next }
+awk '/Test Suite .(All tests|Selected tests). (passed|failed)/ { whole = 1; next }
      whole && /Executed [0-9]+ tests?, with/ {
          match($0, /Executed [0-9]+/); total += substr($0, RSTART + 9, RLENGTH - 9)
          if (match($0, /[0-9]+ tests? skipped/)) { split(substr($0, RSTART, RLENGTH), s, " "); skipped += s[1] }
