@@ -63,7 +63,7 @@ struct QueueState {
         let progressObservers: [ProgressObserver]
     }
 
-    private(set) var entries: [RequestID: Entry] = [:]
+    private(set) var entries = EntryTable<Entry>()
     /// The waiting requests, one first-in-first-out list per priority.
     private var waiting = [WaitingList](repeating: WaitingList(), count: RequestPriority.allCases.count)
     private(set) var inFlight = 0
@@ -107,8 +107,8 @@ struct QueueState {
                           completion: IDObserver?) -> RequestID {
         // The ID is drawn under the lock so that waiting order and ID order agree.
         let id = RequestID.next()
-        entries[id] = Entry(box: box, priority: priority, owner: owner, completion: completion,
-                            metrics: RequestMetrics(id: id, addedAt: Date()))
+        entries.insert(Entry(box: box, priority: priority, owner: owner, completion: completion,
+                             metrics: RequestMetrics(id: id, addedAt: Date())), for: id)
         waiting[priority.rawValue].append(id)
         return id
     }
@@ -262,7 +262,7 @@ struct QueueState {
     /// Ends a request with `result`, unless it has already ended. This is the one place a
     /// request ends, which is what makes every result exactly-once.
     mutating func claim(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?, now: UInt64) -> Claim? {
-        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        guard let entry = entries.remove(id) else { return nil }
         var task: (any TransportTask)?
         var sentRequest = urlRequest
         switch entry.phase {
@@ -335,7 +335,7 @@ struct QueueState {
 
     /// Ends at once every request for which `isIncluded` holds (all by default), oldest first.
     mutating func claimAll(result: AnyResult, now: UInt64, where isIncluded: (Entry) -> Bool = { _ in true }) -> [Claim] {
-        let ids = entries.filter { isIncluded($0.value) }.keys.sorted()
+        let ids = entries.ids(where: isIncluded)
         return ids.compactMap { claim($0, result: result, urlRequest: nil, now: now) }
     }
 }
