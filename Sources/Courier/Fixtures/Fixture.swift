@@ -13,6 +13,8 @@ import Foundation
 ///   "json": {"id": 1, "name": "Ada"}
 /// }
 /// ```
+/// `requestHeaders` lists headers the request must carry, with these values (names are
+/// case-insensitive), for example an `Authorization` header.
 /// The response body is `json` (any JSON, sent as `application/json`), `body` (text), or
 /// `bodyFile` (a file beside the fixture file, sent as it is). `delay` (seconds) holds the
 /// answer back, like a slow server. To match on the request body,
@@ -26,6 +28,8 @@ public struct Fixture: Sendable, Hashable {
     public var path: String
     /// Query items the URL must have, with these values (others may be present too).
     public var query: [String: String]
+    /// Headers the request must carry, with these values; names are case-insensitive.
+    public var requestHeaders: [String: String]
     /// Text the request body must contain, if given.
     public var bodyContains: String?
     /// JSON members the request body must have, if given, as JSON text of an object.
@@ -40,12 +44,13 @@ public struct Fixture: Sendable, Hashable {
     public var delay: TimeInterval
 
     public init(method: HTTPMethod = .get, path: String, query: [String: String] = [:],
-                bodyContains: String? = nil, bodyJSON: String? = nil,
+                requestHeaders: [String: String] = [:], bodyContains: String? = nil, bodyJSON: String? = nil,
                 status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: TimeInterval = 0) {
         self.delay = max(0, delay)
         self.method = method
         self.path = path.hasPrefix("/") ? path : "/" + path
         self.query = query
+        self.requestHeaders = requestHeaders
         self.bodyContains = bodyContains
         self.bodyJSON = bodyJSON
         self.status = status
@@ -96,6 +101,13 @@ extension Fixture {
             }
             headers = strings
         }
+        var requestHeaders: [String: String] = [:]
+        if let value = object["requestHeaders"] {
+            guard let strings = value as? [String: String] else {
+                throw FixtureError.invalidFile(origin, reason: "\"requestHeaders\" must be an object of strings")
+            }
+            requestHeaders = strings
+        }
         var status = 200
         if let value = object["status"] {
             guard !(value is String), let code = value as? Int, (100...599).contains(code) else {
@@ -136,7 +148,7 @@ extension Fixture {
             }
         }
         self.init(method: HTTPMethod(rawValue: object["method"] as? String ?? "GET"), path: path, query: query,
-                  bodyContains: object["bodyContains"] as? String, bodyJSON: bodyJSON,
+                  requestHeaders: requestHeaders, bodyContains: object["bodyContains"] as? String, bodyJSON: bodyJSON,
                   status: status, headers: headers, body: body,
                   delay: (object["delay"] as? NSNumber)?.doubleValue ?? 0)
     }

@@ -75,17 +75,22 @@ public final class FixtureTransport: Sendable {
     /// fixtures.stub(.get, "/users/1", json: #"{"id": 1}"#)
     /// fixtures.stub(.post, "/login", status: 401, json: #"{"error": "bad password"}"#)
     /// ```
-    public func stub(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], status: Int = 200,
+    /// `requestHeaders` are headers the request must carry (for example `["Authorization": "Bearer t"]`).
+    public func stub(_ method: HTTPMethod, _ path: String, query: [String: String] = [:],
+                     requestHeaders: [String: String] = [:], status: Int = 200,
                      headers: [String: String] = [:], json: String) {
         var headers = headers
         if !headers.keys.contains(where: { $0.lowercased() == "content-type" }) { headers["Content-Type"] = "application/json" }
-        add(Fixture(method: method, path: path, query: query, status: status, headers: headers, body: Data(json.utf8)))
+        add(Fixture(method: method, path: path, query: query, requestHeaders: requestHeaders, status: status,
+                    headers: headers, body: Data(json.utf8)))
     }
 
     /// Adds a fixture answering with any body (none by default).
-    public func stub(_ method: HTTPMethod, _ path: String, query: [String: String] = [:], status: Int = 200,
+    public func stub(_ method: HTTPMethod, _ path: String, query: [String: String] = [:],
+                     requestHeaders: [String: String] = [:], status: Int = 200,
                      headers: [String: String] = [:], body: Data = Data()) {
-        add(Fixture(method: method, path: path, query: query, status: status, headers: headers, body: body))
+        add(Fixture(method: method, path: path, query: query, requestHeaders: requestHeaders, status: status,
+                    headers: headers, body: body))
     }
 
     /// Every request answered or refused so far, in order, as sent (after delegates).
@@ -206,6 +211,8 @@ struct FixtureMatch {
     let method: HTTPMethod
     let path: String
     let query: [String: String]
+    /// The request's headers, by lowercased name.
+    let headers: [String: String]
     let body: Data?
 
     init(request: URLRequest, body: Data?) {
@@ -215,6 +222,9 @@ struct FixtureMatch {
         var query: [String: String] = [:]
         for item in components?.queryItems ?? [] where query[item.name] == nil { query[item.name] = item.value ?? "" }
         self.query = query
+        var headers: [String: String] = [:]
+        for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name.lowercased()] = value }
+        self.headers = headers
         self.body = body
     }
 
@@ -230,6 +240,9 @@ struct FixtureMatch {
         if path != fixture.path && !path.hasSuffix(fixture.path) { misses.append("path \(fixture.path)") }
         for (name, value) in fixture.query.sorted(by: { $0.key < $1.key }) where query[name] != value {
             misses.append(query[name] == nil ? "query \(name) missing" : "query \(name)=\(query[name]!) not \(value)")
+        }
+        for (name, value) in fixture.requestHeaders.sorted(by: { $0.key < $1.key }) where headers[name.lowercased()] != value {
+            misses.append(headers[name.lowercased()] == nil ? "header \(name) missing" : "header \(name) differs")
         }
         if let needle = fixture.bodyContains, !needle.isEmpty, body?.range(of: Data(needle.utf8)) == nil {
             misses.append("body lacks \"\(needle)\"")

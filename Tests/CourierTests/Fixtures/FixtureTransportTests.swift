@@ -192,3 +192,39 @@ extension FixtureTransportTests {
         }
     }
 }
+
+extension FixtureTransportTests {
+    func testFixturesMatchOnRequestHeadersSoCredentialsCanBeTestedOffline() async throws {
+        // Given a server that answers only with the fresh token, and 401 otherwise
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/me", requestHeaders: ["authorization": "Bearer fresh"], json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/me", status: 401, headers: ["WWW-Authenticate": "Bearer"], body: Data())
+        let authenticator = TokenAuthenticator(token: "stale", refreshed: "fresh")
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.transport = .fixtures(fixtures)
+        configuration.authenticator = authenticator
+        let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
+
+        // When a request is refused, the credentials refresh and it is sent again
+        let user = try await queue.send(PathRequest<User>("/me"))
+
+        // Then the second send carried the fresh token and matched the first fixture
+        XCTAssertEqual(user, User(id: 1, name: "Ada"))
+        XCTAssertEqual(authenticator.refreshCount, 1)
+        XCTAssertEqual(fixtures.receivedRequests.map { $0.value(forHTTPHeaderField: "Authorization") },
+                       ["Bearer stale", "Bearer fresh"])
+    }
+
+    func testMissingHeaderIsNamedWithoutItsValue() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/secret", requestHeaders: ["Authorization": "Bearer s3cret"], json: "{}")
+        do {
+            _ = try await queue(fixtures).send(PathRequest<EmptyResponse>("/secret", headers: ["Authorization": "Bearer wrong"]))
+            XCTFail("expected no fixture")
+        } catch {
+            XCTAssertTrue(error.description.contains("header Authorization differs"), error.description)
+            XCTAssertFalse(error.description.contains("s3cret"), error.description)
+        }
+    }
+}
