@@ -60,12 +60,16 @@ public struct Fixture: Sendable, Hashable {
 
     /// A one-line summary, as in `GET /users/1?expand=true → 200`.
     public var summary: String {
-        let query = self.query.isEmpty ? "" : "?" + self.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-        return "\(method) \(path)\(query) → \(status)"
+        "\(method) \(path)\(Self.querySummary(query)) → \(status)"
     }
 }
 
 extension Fixture {
+    /// Query items as `?a=1&b=2`, sorted by name, for summaries in messages; empty for none.
+    static func querySummary(_ query: [String: String]) -> String {
+        query.isEmpty ? "" : "?" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+    }
+
     /// Reads the fixtures of one file. Errors name the file and what is wrong.
     static func load(from file: URL) throws -> [Fixture] {
         let data = try Data(contentsOf: file)

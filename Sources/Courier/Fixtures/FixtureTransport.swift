@@ -229,8 +229,7 @@ struct FixtureMatch {
     }
 
     var summary: String {
-        let query = self.query.isEmpty ? "" : "?" + self.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
-        return "\(method) \(path)\(query)"
+        "\(method) \(path)\(Fixture.querySummary(query))"
     }
 
     /// What differs between the request and `fixture`; empty when it matches.
