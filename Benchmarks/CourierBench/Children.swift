@@ -27,7 +27,7 @@ struct ChildReport: Codable {
 /// Runs a child measurement and exits. `arguments` follow `child`.
 func runChild(_ arguments: [String]) -> Never {
     guard arguments.count >= 3, let count = Int(arguments[1]), let baseURL = URL(string: arguments[2]) else {
-        fail("usage: CourierBench child memory-raw|memory-courier|add COUNT BASE-URL | upload-raw|upload-courier SIZE BASE-URL FILE")
+        fail("usage: CourierBench child memory-raw|memory-courier|add COUNT BASE-URL | load-raw|load-courier COUNT BASE-URL [IN-FLIGHT] | upload-raw|upload-courier SIZE BASE-URL FILE")
     }
     let report: ChildReport = switch arguments[0] {
     case "upload-raw", "upload-courier":
@@ -38,6 +38,8 @@ func runChild(_ arguments: [String]) -> Never {
     case "memory-courier": memoryChild(count: count, client: CourierClient(
         baseURL: baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() }))
     case "add": addChild(count: count, baseURL: baseURL)
+    case "load-raw", "load-courier": loadChild(kind: arguments[0], count: count, baseURL: baseURL,
+                                               inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
     default: fail("unknown child \(arguments[0])")
     }
     let encoder = JSONEncoder()
@@ -60,6 +62,22 @@ private func memoryChild(count: Int, client: any LoadClient) -> ChildReport {
     report.errors = warmUp.failed + result.failed
     report.firstError = warmUp.firstError ?? result.firstError
     withExtendedLifetime(client) {}
+    return report
+}
+
+/// `count` requests with `inFlight` outstanding, after a warm-up: a process with one contender
+/// only, to run under `perf stat` or `valgrind` (`CourierBench child load-raw 20000 URL 1`).
+private func loadChild(kind: String, count: Int, baseURL: URL, inFlight: Int) -> ChildReport {
+    let client: any LoadClient = kind == "load-raw"
+        ? RawSessionClient(url: baseURL.appendingPathComponent("small.json"), maxConnections: inFlight)
+        : CourierClient(baseURL: baseURL, maxConcurrentRequests: inFlight, request: { SmallEmptyRequest() })
+    var report = ChildReport(count: count)
+    let warmUp = runLoad(client, total: 100, shape: .keepInFlight(inFlight))
+    let result = runLoad(client, total: count, shape: .keepInFlight(inFlight), timeout: 280)
+    report.seconds = result.elapsed
+    report.errors = warmUp.failed + result.failed
+    report.firstError = warmUp.firstError ?? result.firstError
+    FileHandle.standardError.write(Data("\(kind): \(Int(result.requestsPerSecond)) req/s\n".utf8))
     return report
 }
 

@@ -84,6 +84,45 @@ struct QueueState {
         return true
     }
 
+    /// When the claimed run was left to the end of an observer's delivery block (`DeliveryScope`),
+    /// so that the watchdog can take it over from a block that does not end.
+    private var deferredStartSince: UInt64?
+    private var deferredStartWatchdogArmed = false
+
+    /// Leaves the claimed run to a delivery block; true when the watchdog must be armed.
+    mutating func deferStart(now: UInt64) -> Bool {
+        deferredStartSince = now
+        defer { deferredStartWatchdogArmed = true }
+        return !deferredStartWatchdogArmed
+    }
+
+    /// Takes a deferred run back when its block ends; false when the watchdog took it first.
+    mutating func takeDeferredStart() -> Bool {
+        defer { deferredStartSince = nil }
+        return deferredStartSince != nil
+    }
+
+    enum DeferredStartCheck {
+        /// A block has held the run for longer than the patience: run it elsewhere.
+        case takeOver
+        /// A run is deferred but only recently: look again later.
+        case lookAgain
+        /// Nothing deferred: the watchdog stops until the next deferral.
+        case stop
+    }
+
+    /// The watchdog's look at the deferred run.
+    mutating func checkDeferredStart(now: UInt64, patience: UInt64) -> DeferredStartCheck {
+        guard let since = deferredStartSince else {
+            deferredStartWatchdogArmed = false
+            return .stop
+        }
+        guard now &- since >= patience else { return .lookAgain }
+        deferredStartSince = nil
+        deferredStartWatchdogArmed = false
+        return .takeOver
+    }
+
     /// Requests with progress observers, and whether a poll of their progress is scheduled.
     private var progressWatched: Set<RequestID> = []
     var progressPollScheduled = false
@@ -133,11 +172,16 @@ struct QueueState {
         case new(RequestID, any AnyRequestBox)
         /// A request coming back after a pause: send this attempt.
         case resume(Attempt)
+        /// The next request writes its body to disk, which must not happen on the calling
+        /// thread: the run goes on from the start queue (the request stays first in line).
+        case handOff
     }
 
     /// Takes the next waiting request and a slot for it, if fewer than `limit` are in flight.
     /// Ends the start loop's run (clearing the scheduled flag) when it returns nil.
-    mutating func nextToStart(limit: Int) -> Start? {
+    /// - Parameter onCallingThread: The run is on a caller's thread (an observer's or `send`'s),
+    ///   not on the start queue: a request whose preparation writes a body file is handed off.
+    mutating func nextToStart(limit: Int, onCallingThread: Bool = false) -> Start? {
         guard inFlight < limit else {
             startScheduled = false
             return nil
@@ -145,6 +189,10 @@ struct QueueState {
         while let id = popWaiting() {
             // A request cancelled while waiting has no entry left: skip it.
             guard let entry = entries[id], case .waiting = entry.phase else { continue }
+            if onCallingThread, entry.resume == nil, entry.box.preparesSlowly {
+                waiting[entry.priority.rawValue].prepend(id)
+                return .handOff
+            }
             let resume = entry.resume
             entry.phase = .preparing
             entry.resume = nil

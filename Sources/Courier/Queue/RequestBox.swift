@@ -9,6 +9,8 @@ protocol AnyRequestBox: Sendable {
     var responseTypeName: String { get }
     /// Whether the request adopts ``RequestDelegate`` (and so may change its URL request).
     var isRequestDelegate: Bool { get }
+    /// Whether preparing it writes its body to a file (multipart), which can take seconds.
+    var preparesSlowly: Bool { get }
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest
     func willSend(_ urlRequest: inout URLRequest)
     func didSend(_ urlRequest: URLRequest)
@@ -23,6 +25,7 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
     var isRequestDelegate: Bool { request is any RequestDelegate }
+    var preparesSlowly: Bool { R.ParametersType.self is any StreamableBodyData.Type }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try builder.prepare(request)

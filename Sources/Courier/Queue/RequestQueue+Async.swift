@@ -18,8 +18,13 @@ extension RequestQueue {
         let handle = SendHandle()
         let result: AnyResult = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<AnyResult, Never>) in
-                let id = enqueue(request, priority: priority) { continuation.resume(returning: $0) }
+                // Started on this thread (the caller's task, which waits anyway) rather than by
+                // waking the start queue's; never on the main thread.
+                let (id, mustStart) = enqueue(request, priority: priority, completion: {
+                    continuation.resume(returning: $0)
+                }, startsHere: true)
                 if !handle.started(id) { cancel(id) }
+                if mustStart { runClaimedStartLoopHere() }
             }
         } onCancel: {
             if let id = handle.cancelled() { cancel(id) }

@@ -20,13 +20,46 @@ extension RequestQueue {
         startQueue.async { weakSelf.queue?.startWaitingRequests() }
     }
 
-    /// Starts waiting requests while slots are free. Runs on `startQueue` only, so requests go on
-    /// the wire in the order they were added.
-    private func startWaitingRequests() {
+    /// Runs the claimed start loop on the calling thread, inside the start queue, so that the
+    /// request goes out without waking another thread (see `DeliveryScope`). The claim means no
+    /// other run is due, so the start queue is free and this waits for nothing.
+    func runClaimedStartLoopHere() {
+        startQueue.sync { startWaitingRequests(onCallingThread: true) }
+    }
+
+    /// Leaves the claimed start loop to the end of the delivery block running on this thread;
+    /// a watchdog takes it over if the block has not ended within ``deferredStartPatience``.
+    func deferClaimedStartLoop(to scope: DeliveryScope) {
+        scope.startWhenDone(self)
+        if state.withLock({ $0.deferStart(now: Self.now()) }) { armDeferredStartWatchdog() }
+    }
+
+    /// How long an observer may keep a request it added from starting: 10 ms, then the start
+    /// queue starts it (an observer that adds a request and then waits for it must not hang).
+    static var deferredStartPatience: UInt64 { 10_000_000 }
+
+    private func armDeferredStartWatchdog() {
+        let weakSelf = WeakRequestQueue(self)
+        workQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.deferredStartPatience))) {
+            guard let queue = weakSelf.queue else { return }
+            switch queue.state.withLock({ $0.checkDeferredStart(now: Self.now(), patience: Self.deferredStartPatience) }) {
+            case .takeOver: queue.runStartLoop()
+            case .lookAgain: queue.armDeferredStartWatchdog()
+            case .stop: break
+            }
+        }
+    }
+
+    /// Starts waiting requests while slots are free, one run at a time (the caller holds the
+    /// claim from `requestStart`), so requests go on the wire in the order they were added.
+    /// On the start queue, or on a caller's thread inside it (`onCallingThread`).
+    private func startWaitingRequests(onCallingThread: Bool = false) {
         let limit = concurrencyLimit
-        while let start = state.withLock({ $0.nextToStart(limit: limit) }) {
+        while let start = state.withLock({ $0.nextToStart(limit: limit, onCallingThread: onCallingThread) }) {
             let slot = Slot()
             switch start {
+            case .handOff:
+                return runStartLoop()
             case .new(let id, let box):
                 do {
                     send(Attempt(id: id, box: box, original: try box.prepare(with: builder)), slot: slot)
@@ -305,15 +338,19 @@ extension RequestQueue {
                 || !claim.progressObservers.isEmpty else {
             // Nobody to tell on the callback queue, unless an observer came meanwhile.
             let late = state.withLock { $0.markDelivered(claim.id) }
-            if !late.isEmpty { callbackQueue.async { for observer in late { observer(claim.result) } } }
+            if !late.isEmpty {
+                callbackQueue.async { DeliveryScope.run { for observer in late { observer(claim.result) } } }
+            }
             return
         }
         callbackQueue.async {
-            // The last progress report comes first, so that a progress bar is full before the result.
-            for observer in claim.progressObservers { observer.report(progress, force: true) }
-            for observer in claim.idObservers { observer(claim.result) }
-            for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
-            for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
+            DeliveryScope.run {
+                // The last progress report comes first, so that a progress bar is full before the result.
+                for observer in claim.progressObservers { observer.report(progress, force: true) }
+                for observer in claim.idObservers { observer(claim.result) }
+                for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
+                for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
+            }
         }
     }
 

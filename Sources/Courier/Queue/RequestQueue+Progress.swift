@@ -51,7 +51,7 @@ extension RequestQueue {
         if !reports.isEmpty {
             let due = reports
             configuration.callbackQueue.async {
-                for (observer, progress) in due { observer.report(progress) }
+                DeliveryScope.run { for (observer, progress) in due { observer.report(progress) } }
             }
         }
         let again = state.withLock { state -> Bool in

@@ -147,20 +147,29 @@ public final class RequestQueue: Sendable {
     ///     Default: none.
     @discardableResult
     public func add<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil) -> RequestID {
-        enqueue(request, priority: priority, owner: owner, completion: nil)
+        enqueue(request, priority: priority, owner: owner, completion: nil).0
     }
 
+    /// Adds a request; if it may start now, starts it from the start queue, or, from an
+    /// observer on a background callback queue, when that observer returns (`DeliveryScope`).
+    /// - Returns: The ID, and whether the caller must run the claimed start loop itself
+    ///   (only when `startsHere` and not on the main thread).
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
-                             completion: IDObserver?) -> RequestID {
+                             completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
         let limit = concurrencyLimit
         let (id, mustSchedule) = state.withLock { state in
             (state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion),
              state.requestStart(limit: limit))
         }
-        if mustSchedule {
+        guard mustSchedule else { return (id, false) }
+        if let scope = DeliveryScope.current {
+            deferClaimedStartLoop(to: scope)
+        } else if startsHere, !Thread.isMainThread {
+            return (id, true)
+        } else {
             runStartLoop()
         }
-        return id
+        return (id, false)
     }
 
     /// Cancels a request. Its observers get ``RequestError/cancelled``.
@@ -250,7 +259,7 @@ public final class RequestQueue: Sendable {
                            typeName: { String(reflecting: R.self) }, now: Self.now())
         }
         if case .deliverNow(let result) = registration {
-            configuration.callbackQueue.async { observer(result) }
+            configuration.callbackQueue.async { DeliveryScope.run { observer(result) } }
         }
     }
 

@@ -7,8 +7,11 @@ import FoundationNetworking
 /// metrics, analytics.
 ///
 /// Each method has an empty default, so a delegate implements only what it needs.
-/// Methods run on the queue's background work queue, possibly at the same time for
-/// different requests, so a delegate is `Sendable`. For one request they run in this
+/// Methods run on the queue's background queues, never on the main thread, possibly at the
+/// same time for different requests, so a delegate is `Sendable`. (`willSend` and `didSend`
+/// run on the queue's start queue, which may borrow the thread of a background callback queue
+/// whose observer added the request, or of the task awaiting
+/// ``RequestQueue/send(_:priority:)``: see <doc:ConcurrencyAndCancellation>.) For one request they run in this
 /// order: the queue's delegate, then the request's ``RequestDelegate``, then the
 /// response's ``ResponseDelegate``, then observers.
 ///

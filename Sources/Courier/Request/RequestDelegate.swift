@@ -5,8 +5,8 @@ import FoundationNetworking
 
 /// Hooks that a ``Request`` type can adopt to follow and change its own sending.
 ///
-/// Each method has an empty default. They run on the queue's background work queue,
-/// after the matching ``RequestQueueDelegate`` method.
+/// Each method has an empty default. They run on the queue's background queues (never the
+/// main thread), after the matching ``RequestQueueDelegate`` method.
 public protocol RequestDelegate {
     /// Called just before the request is sent. Changes to `urlRequest` are what goes on the wire.
     func requestWillSend(_ urlRequest: inout URLRequest)

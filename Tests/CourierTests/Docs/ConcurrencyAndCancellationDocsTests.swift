@@ -171,4 +171,42 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         XCTAssertNotEqual(first, second)
         XCTAssertEqual(RequestQueueConfiguration.default.maxConcurrentRequests, 6)
     }
+    // Concurrency and Cancellation › Which thread starts a request: an observer on a background
+    // callback queue adds the next page, which starts on that thread once the observer returns.
+    func testObserverAddsTheNextPage() {
+        struct Page: Response, Decodable { let items: [Int]; let next: Int? }
+        struct PageRequest: Request {
+            typealias ResponseType = Page
+            let page: Int
+            var path: String { "/pages/\(page)" }
+            var method: HTTPMethod { .get }
+        }
+        final class Starts: RequestQueueDelegate {
+            let log = DocsLog<String>()
+            func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
+                log.append("\(request.url!.lastPathComponent) on the main thread: \(Thread.isMainThread)")
+            }
+        }
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/pages/1", json: #"{"items": [1, 2], "next": 2}"#)
+        fixtures.stub(.get, "/pages/2", json: #"{"items": [3], "next": null}"#)
+        let starts = Starts()
+        let lastPage = expectation(description: "page 2")
+
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = DispatchQueue(label: "results")   // a background callback queue
+        configuration.transport = .fixtures(fixtures)
+        let queue = RequestQueue(configuration: configuration, delegate: starts,
+                                 baseURL: URL(string: "https://api.example.com/v1"))
+        let first = queue.add(PageRequest(page: 1))
+        queue.addObserver(for: first) { (result: Result<Page, RequestError>) in
+            guard case .success(let page) = result, let next = page.next else { return }
+            let id = queue.add(PageRequest(page: next))   // starts on this thread once this observer returns
+            queue.addObserver(for: id) { (result: Result<Page, RequestError>) in
+                if case .success(let page) = result, page.items == [3] { lastPage.fulfill() }
+            }
+        }
+        wait(for: [lastPage], timeout: 10)
+        XCTAssertEqual(starts.log.all, ["1 on the main thread: false", "2 on the main thread: false"])
+    }
 }
