@@ -147,6 +147,30 @@ func interleaved(rounds: Int, _ contenders: [Contender]) -> [Summary] {
 // MARK: - Memory
 
 /// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
+/// The machine's CPU time counters (the first line of /proc/stat), to report the time the host
+/// took from this VM ("steal"), which shows as slower rounds.
+struct CPUTimes {
+    var steal = 0
+    var total = 0
+
+    static func read() -> CPUTimes? {
+        guard let text = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = text.split(separator: "\n").first, line.hasPrefix("cpu ") else { return nil }
+        let fields = line.split(separator: " ").dropFirst().compactMap { Int($0) }
+        guard fields.count >= 8 else { return nil }
+        return CPUTimes(steal: fields[7], total: fields.reduce(0, +))
+    }
+}
+
+extension Bench {
+    /// The share of CPU time the host took since the benchmark started, as text.
+    var stealText: String {
+        guard let start = startTimes, let end = CPUTimes.read(), end.total > start.total else { return "unknown" }
+        let share = Double(end.steal - start.steal) / Double(end.total - start.total) * 100
+        return String(format: "%.1f %% of CPU time", share)
+    }
+}
+
 func procStatus(_ key: String) -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
@@ -239,6 +263,8 @@ final class Bench {
 
     /// nginx's `stub_status`, when the server has one: new connections are then counted.
     let statusURL: URL?
+    /// CPU time counters (/proc/stat) when the benchmark started.
+    private let startTimes = CPUTimes.read()
 
     init(options: Options) {
         self.options = options

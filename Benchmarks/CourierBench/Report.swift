@@ -58,7 +58,7 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
         - Server: \(options.serverVersion), a private instance on 127.0.0.1 (1 worker, keep-alive, no access log)
         - Command: `\(options.command)`
         - Rounds: \(options.rounds), interleaved (baseline, Courier, baseline, Courier, …) in one process run\(options.quick ? " — **quick mode: smaller counts, not for comparison**" : "")
-        - Whole benchmark: \(Int(seconds.rounded())) s
+        - Whole benchmark: \(Int(seconds.rounded())) s; CPU steal by the host meanwhile: \(bench.stealText)
 
         Each cell is the median of the rounds, with the minimum and maximum in brackets. The ratio is
         Courier's median over the baseline's median; the target applies to it. Any error in a round is a miss.
@@ -123,9 +123,19 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           both would take over 8 minutes. The full run therefore uses \(grouped(options.memoryCount)) requests per
           round (\(grouped(options.memoryCount * options.rounds)) per contender over the rounds);
           `--memory-count 100000` runs the full count.
-        - **Not measured yet (TODO slots in `Benchmarks/CourierBench/Figures.swift`):** JSON and
-          URL-encoded form encoding of a 10-field struct against `JSONEncoder` with `.convertToSnakeCase`,
-          and a 1 GiB multipart upload against `uploadTask(with:fromFile:)`.
+        - **Encoding.** 64 distinct values of a 10-field struct (escaped strings, ints, a double, a
+          bool, an optional, an array, a dictionary, a Date, a URL, a nested struct), encoded in turn
+          in one thread: Courier's `JSONBodyData` and `URLEncodedBodyData` against the same values made
+          `Codable` through `JSONEncoder` with `.convertToSnakeCase`.
+        - **Upload.** A fresh process per round: a 1 GiB file sent to nginx's `/upload` sink by
+          `uploadTask(with:fromFile:)`, and by Courier as one file part of a `MultipartFormData`
+          (written to a temporary file, then streamed with a Content-Length); MB/s counts the file's
+          bytes, peak RSS is the child's VmHWM.
+        - **Noise.** The machine is a 2-core VM whose host shares its CPUs: the same raw URLSession
+          loop moves by a third between rounds of one run and between runs minutes apart. The
+          figures interleave contenders round by round so both see the same conditions, but
+          differences under about 10 % are not resolved. CPU steal reported by the kernel during the
+          run: \(bench.stealText).
 
         """
     // The hand-written analysis of the misses lives beside the benchmark and is kept across runs.

@@ -43,4 +43,4 @@ if options.writeReport {
         fail("could not write the report: \(error)")
     }
 }
-log("done in \(Int(seconds.rounded())) s")
+log("done in \(Int(seconds.rounded())) s; CPU steal by the host meanwhile: \(bench.stealText)")

@@ -34,6 +34,7 @@ final class LinuxNotesDocsTests: XCTestCase {
         configuration.sensitiveHeaders = ["X-Api-Key"]
         configuration.callbackQueue = DispatchQueue(label: "com.example.results")
         configuration.maximumResponseSize = 10 * 1024 * 1024   // larger bodies end with responseTooLarge
+        configuration.sessionConfiguration.urlCache = nil   // no HTTP cache: no disk access per request
 
         XCTAssertEqual(configuration.credentials, HTTPCredentials(user: "ada", password: "lovelace"))
         XCTAssertEqual(configuration.sensitiveHeaders, ["X-Api-Key"])
@@ -41,6 +42,8 @@ final class LinuxNotesDocsTests: XCTestCase {
         XCTAssertEqual(configuration.maximumResponseSize, 10_485_760)
         XCTAssertNil(RequestQueueConfiguration.default.maximumResponseSize)
         XCTAssertNil(RequestQueueConfiguration.default.credentials)
+        XCTAssertNil(configuration.sessionConfiguration.urlCache)
+        XCTAssertNotNil(RequestQueueConfiguration.default.sessionConfiguration.urlCache, "each default is a fresh copy")
     }
 
     // Linux Notes › Bodies without a Content-Type: the body's own type is sent.
