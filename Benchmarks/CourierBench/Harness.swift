@@ -135,7 +135,11 @@ func interleaved(rounds: Int, _ contenders: [Contender]) -> [Summary] {
     for contender in contenders { contender.warmUp?() }
     var samples = Array(repeating: [Double](), count: contenders.count)
     for round in 1...rounds {
-        for (index, contender) in contenders.enumerated() {
+        // Every other round runs the contenders in reverse, so that whoever runs first (or right
+        // after another) in a round has no systematic advantage.
+        let order = round.isMultiple(of: 2) ? Array(contenders.indices.reversed()) : Array(contenders.indices)
+        for index in order {
+            let contender = contenders[index]
             let value = contender.round()
             samples[index].append(value)
             log("    round \(round)/\(rounds) \(contender.name): \(format(value))")
@@ -146,7 +150,6 @@ func interleaved(rounds: Int, _ contenders: [Contender]) -> [Summary] {
 
 // MARK: - Memory
 
-/// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
 /// The machine's CPU time counters (the first line of /proc/stat), to report the time the host
 /// took from this VM ("steal"), which shows as slower rounds.
 struct CPUTimes {
@@ -171,6 +174,7 @@ extension Bench {
     }
 }
 
+/// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
 func procStatus(_ key: String) -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
     for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {

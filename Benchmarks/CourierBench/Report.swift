@@ -57,7 +57,7 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
         - Swift: \(options.swiftVersion)
         - Server: \(options.serverVersion), a private instance on 127.0.0.1 (1 worker, keep-alive, no access log)
         - Command: `\(options.command)`
-        - Rounds: \(options.rounds), interleaved (baseline, Courier, baseline, Courier, …) in one process run\(options.quick ? " — **quick mode: smaller counts, not for comparison**" : "")
+        - Rounds: \(options.rounds), interleaved in one process run (baseline first in odd rounds, last in even rounds)\(options.quick ? " — **quick mode: smaller counts, not for comparison**" : "")
         - Whole benchmark: \(Int(seconds.rounded())) s; CPU steal by the host meanwhile: \(bench.stealText)
 
         Each cell is the median of the rounds, with the minimum and maximum in brackets. The ratio is
