@@ -194,7 +194,8 @@ func burstFigure(_ bench: Bench) -> [Row] {
 }
 
 func largeResponseFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(64, quick: 16)
+    // 256 (about 0.8 s per round): shorter rounds let one slow moment of the VM decide the median.
+    let total = bench.options.count(256, quick: 32)
     let tally = ErrorTally(bench)
     let url = bench.baseURL.appendingPathComponent("large.bin")
     let raw = RawSessionClient(url: url, maxConnections: 1)
