@@ -120,6 +120,35 @@ final class StartOnCallingThreadTests: XCTestCase {
         XCTAssertEqual(events.log.all, ["willSend /v1/first", "willSend /v1/upload after the callback queue was free"])
     }
 
+    func testARequestAddedAndCancelledByTheSameObserverNeverStarts() {
+        // Given an observer that adds a request and cancels it before returning
+        let callbacks = DispatchQueue(label: "StartOnCallingThreadTests.callbacks")
+        let events = Events()
+        let transport = StubTransport { _ in .status(200) }
+        let queue = queue(transport: transport, delegate: events, callbacks: callbacks)
+        let cancelled = expectation(description: "second cancelled")
+        let third = expectation(description: "third done")
+
+        // When its start is left to the end of the block, after the cancel
+        let first = queue.add(PathRequest<EmptyResponse>("/first"))
+        queue.addObserver(for: first) { (_: Result<EmptyResponse, RequestError>) in
+            let second = queue.add(PathRequest<EmptyResponse>("/second"))
+            queue.cancel(second)
+            queue.addObserver(for: second) { (result: Result<EmptyResponse, RequestError>) in
+                if case .failure(.cancelled) = result { cancelled.fulfill() }
+            }
+            let next = queue.add(PathRequest<EmptyResponse>("/third"))
+            queue.addObserver(for: next) { (result: Result<EmptyResponse, RequestError>) in
+                if case .success = result { third.fulfill() }
+            }
+        }
+        wait(for: [cancelled, third], timeout: 5)
+
+        // Then the cancelled one never reached the transport; the one after it did
+        XCTAssertEqual(transport.started.map { $0.url!.path }, ["/v1/first", "/v1/third"])
+        XCTAssertEqual(events.log.all, ["willSend /v1/first", "willSend /v1/third"])
+    }
+
     func testChainsOfObserversAddingRequestsEndExactlyOnceEach() {
         // Given 8 chains of requests, each added from the previous one's observer, on two
         // callback queues, 3 slots, and observers that sometimes outlast the watchdog's patience
