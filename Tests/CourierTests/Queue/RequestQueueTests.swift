@@ -573,7 +573,7 @@ final class RequestQueueTests: XCTestCase {
         // Then it is deallocated, its transport invalidated, and both requests end as cancelled
         wait(for: [deallocated], timeout: 5)
         XCTAssertNil(weakQueue)
-        XCTAssertTrue(transport.isInvalidated)
+        XCTAssertTrue(transport.waitForInvalidation(), "the transport is invalidated soon after the queue goes")
         wait(for: [done], timeout: 5)
         XCTAssertEqual(results.all.sorted(), ["/running", "/waiting"])
     }

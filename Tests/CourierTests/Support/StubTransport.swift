@@ -45,6 +45,13 @@ final class StubTransport: Transport {
     var started: [URLRequest] { state.withLock { $0.started } }
     var heldCount: Int { state.withLock { $0.held.count } }
     var isInvalidated: Bool { state.withLock { $0.invalidated } }
+    private let invalidatedSignal = DispatchSemaphore(value: 0)
+
+    /// Waits until the transport is invalidated (a released queue does it on another thread
+    /// after its deinit); false on timeout.
+    func waitForInvalidation(timeout: TimeInterval = 5) -> Bool {
+        invalidatedSignal.wait(timeout: .now() + timeout) == .success && isInvalidated
+    }
 
     /// Waits until `count` more requests have started; false on timeout.
     func waitForStarts(_ count: Int, timeout: TimeInterval = 5) -> Bool {
@@ -99,6 +106,7 @@ final class StubTransport: Transport {
             defer { state.held = [:] }
             return Array(state.held.values)
         }
+        invalidatedSignal.signal()
         for entry in held { entry.completion(.failure(.cancelled)) }
     }
 
