@@ -148,7 +148,7 @@ func interleaved(rounds: Int, _ contenders: [Contender]) -> [Summary] {
     return samples.map(Summary.init)
 }
 
-// MARK: - Memory
+// MARK: - Machine
 
 /// The machine's CPU time counters (the first line of /proc/stat), to report the time the host
 /// took from this VM ("steal"), which shows as slower rounds.
@@ -173,6 +173,8 @@ extension Bench {
         return String(format: "%.1f %% of CPU time", share)
     }
 }
+
+// MARK: - Memory
 
 /// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
 func procStatus(_ key: String) -> Int {
