@@ -27,18 +27,12 @@ extension RequestQueue {
         startQueue.sync { startWaitingRequests(onCallingThread: true) }
     }
 
-    /// Leaves the claimed start loop to the end of the delivery block running on this thread;
-    /// a watchdog takes it over if the block has not ended within ``deferredStartPatience``.
-    func deferClaimedStartLoop(to scope: DeliveryScope) {
-        scope.startWhenDone(self)
-        if state.withLock({ $0.deferStart(now: Self.now()) }) { armDeferredStartWatchdog() }
-    }
-
     /// How long an observer may keep a request it added from starting: 10 ms, then the start
     /// queue starts it (an observer that adds a request and then waits for it must not hang).
     static var deferredStartPatience: UInt64 { 10_000_000 }
 
-    private func armDeferredStartWatchdog() {
+    /// Looks at the deferred start loop every ``deferredStartPatience`` while one is deferred.
+    func armDeferredStartWatchdog() {
         let weakSelf = WeakRequestQueue(self)
         workQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.deferredStartPatience))) {
             guard let queue = weakSelf.queue else { return }

@@ -157,13 +157,18 @@ public final class RequestQueue: Sendable {
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
                              completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
         let limit = concurrencyLimit
-        let (id, mustSchedule) = state.withLock { state in
-            (state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion),
-             state.requestStart(limit: limit))
+        let scope = DeliveryScope.current
+        // One lock: add, claim the start loop, and (from an observer) leave it to the scope.
+        let (id, mustSchedule, armWatchdog) = state.withLock { state in
+            let id = state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion)
+            guard state.requestStart(limit: limit) else { return (id, false, false) }
+            return (id, true, scope != nil && state.deferStart(now: Self.now()))
         }
         guard mustSchedule else { return (id, false) }
-        if let scope = DeliveryScope.current {
-            deferClaimedStartLoop(to: scope)
+        if let scope {
+            // A watchdog takes the start over if the block has not ended within deferredStartPatience.
+            scope.startWhenDone(self)
+            if armWatchdog { armDeferredStartWatchdog() }
         } else if startsHere, !Thread.isMainThread {
             return (id, true)
         } else {
