@@ -143,22 +143,17 @@ extension RequestQueue {
                                  statusCode: response?.response.statusCode, redirected: attempt.redirects > 0)
             return state.isActive(attempt.id)
         }
-        guard active else {
-            release(slot)
-            return scheduleStarts()
-        }
+        guard active else { return releaseAndStartNext(slot) }
         if let response {
             switch redirect(attempt, after: response.response) {
             case .follow(let hop): return launch(hop, slot: slot)
             case .tooMany(let count):
-                release(slot)
-                scheduleStarts()
+                releaseAndStartNext(slot)
                 return fail(attempt.id, urlRequest: attempt.current.urlRequest, error: .tooManyRedirects(count))
             case .none: break
             }
         }
-        release(slot)
-        scheduleStarts()
+        releaseAndStartNext(slot)
         complete(attempt, result: result)
     }
 
@@ -350,6 +345,14 @@ extension RequestQueue {
 
     private func release(_ slot: Slot) {
         if slot.take() { state.withLock { $0.releaseSlot() } }
+    }
+
+    /// Gives a finished transfer's slot back and claims the start of the next waiting request,
+    /// under one lock (this runs once per request).
+    private func releaseAndStartNext(_ slot: Slot) {
+        guard slot.take() else { return scheduleStarts() }
+        let limit = concurrencyLimit
+        if state.withLock({ $0.releaseSlot(); return $0.requestStart(limit: limit) }) { runStartLoop() }
     }
 
     static func now() -> UInt64 {
