@@ -51,7 +51,7 @@ final class ObservingResultsDocsTests: XCTestCase {
         let print: @Sendable (Any) -> Void = { printed.append("\($0)"); delivered.fulfill() }
 
         let id = queue.add(ProfileRequest(userID: 42))
-        _ = try await queue.send(ProfileRequest(userID: 7))   // requests start in order: `id` is done
+        _ = try await queue.send(ProfileRequest(userID: 7))   // `id` may or may not be done: either way it is delivered
         queue.addObserver(for: id) { (result: Result<Profile, RequestError>) in
             print(result)
         }
@@ -72,6 +72,11 @@ final class ObservingResultsDocsTests: XCTestCase {
 
         let queue = DocsSupport.queue(fixtures()) { $0.resultRetentionCount = 1 }
         let first = queue.add(ProfileRequest(userID: 42))
+        // Requests run concurrently and may finish in any order: wait for `first` itself
+        // before the next result pushes it out of a retention of one.
+        let firstDone = expectation(description: "first finished")
+        queue.addObserver(for: first) { (_: Result<Profile, RequestError>) in firstDone.fulfill() }
+        await fulfillment(of: [firstDone], timeout: 5)
         _ = try await queue.send(ProfileRequest(userID: 7))   // keeps only this one now
         let results = DocsLog<Result<Profile, RequestError>>()
         let mismatches = DocsLog<Result<EmptyResponse, RequestError>>()

@@ -31,10 +31,12 @@ final class RequestQueueTests: XCTestCase {
         // Given a request that has already finished
         let transport = StubTransport { _ in .json(#"{"message":"late"}"#) }
         let queue = makeQueue(transport: transport)
-        _ = try await queue.send(PathRequest<Greeting>("/first"))
         let id = queue.add(PathRequest<Greeting>("/greeting"))
-        _ = try await queue.send(PathRequest<Greeting>("/after"))  // the queue is FIFO: `id` is done
-        XCTAssertEqual(transport.started.count, 3)
+        let finished = expectation(description: "first observer")
+        queue.addObserver(for: id) { (_: Result<Greeting, RequestError>) in finished.fulfill() }
+        await fulfillment(of: [finished], timeout: 5)
+        XCTAssertTrue(queue.isFinished(id))
+        XCTAssertEqual(transport.started.count, 1)
 
         // When an observer is added only now
         let delivered = expectation(description: "late observer")
