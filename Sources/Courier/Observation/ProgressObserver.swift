@@ -5,8 +5,18 @@ import Foundation
 final class ProgressObserver: Sendable {
     private let handler: @Sendable (TransferProgress) -> Void
     private let interval: UInt64
-    /// The last report and its time, so unchanged or too-frequent reports are skipped.
-    private let last = Locked<(progress: TransferProgress?, at: UInt64)>((nil, 0))
+    private let state = Locked(State())
+
+    private struct State {
+        /// The last progress a poll chose and when, so unchanged or too-frequent ones are skipped.
+        var polled: TransferProgress?
+        var polledAt: UInt64 = 0
+        /// The last progress handed to the handler.
+        var reported: TransferProgress?
+        /// The final report was made: a poll already on its way is dropped, so progress never
+        /// goes back after the final counts.
+        var ended = false
+    }
 
     init(interval: TimeInterval, handler: @escaping @Sendable (TransferProgress) -> Void) {
         self.interval = UInt64(max(0, interval) * 1e9)
@@ -15,23 +25,24 @@ final class ProgressObserver: Sendable {
 
     /// Whether `progress` is worth reporting now: it changed, and the interval has passed.
     func wants(_ progress: TransferProgress, now: UInt64) -> Bool {
-        last.withLock { last in
-            guard last.progress != progress, now &- last.at >= interval || last.progress == nil else { return false }
-            last = (progress, now)
+        state.withLock { state in
+            guard !state.ended, state.polled != progress,
+                  now &- state.polledAt >= interval || state.polled == nil else { return false }
+            state.polled = progress
+            state.polledAt = now
             return true
         }
     }
 
-    /// Calls the handler; `force` reports even if the interval has not passed (the final report).
+    /// Calls the handler; `force` marks the final report, made unless the handler already has
+    /// these counts.
     func report(_ progress: TransferProgress, force: Bool = false) {
-        if force {
-            let changed = last.withLock { last -> Bool in
-                defer { last = (progress, DispatchTime.now().uptimeNanoseconds) }
-                return last.progress != progress
-            }
-            if changed { handler(progress) }
-        } else {
-            handler(progress)
+        let due = state.withLock { state -> Bool in
+            let due = force ? state.reported != progress : !state.ended
+            if due { state.reported = progress }
+            if force { state.ended = true }
+            return due
         }
+        if due { handler(progress) }
     }
 }
