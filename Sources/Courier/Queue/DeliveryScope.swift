@@ -18,7 +18,7 @@ import Darwin
 /// `add` leaves the start to the end of the block, where it runs on this same thread (inside the
 /// queue's start queue, so delegates still run there), after the observers have returned: no
 /// thread hop, and no user code (and no lock it holds) is below it. An observer that does not
-/// return within `RequestQueue.deferredStartPatience` loses the start to the queue's watchdog.
+/// return within `RequestQueue.deferredStartPatience` (10 ms) loses the start to the queue's watchdog.
 ///
 /// The main thread never gets a scope: requests are not prepared on it.
 final class DeliveryScope {

@@ -27,16 +27,13 @@ extension RequestQueue {
         startQueue.sync { startWaitingRequests(onCallingThread: true) }
     }
 
-    /// How long an observer may keep a request it added from starting: 10 ms, then the start
-    /// queue starts it (an observer that adds a request and then waits for it must not hang).
-    static var deferredStartPatience: UInt64 { 10_000_000 }
-
-    /// Looks at the deferred start loop every ``deferredStartPatience`` while one is deferred.
+    /// Looks at the deferred start loop every `deferredStartPatience` while one is deferred.
     func armDeferredStartWatchdog() {
         let weakSelf = WeakRequestQueue(self)
-        workQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(Self.deferredStartPatience))) {
+        let patience = deferredStartPatience
+        workQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(patience))) {
             guard let queue = weakSelf.queue else { return }
-            switch queue.state.withLock({ $0.checkDeferredStart(now: Self.now(), patience: Self.deferredStartPatience) }) {
+            switch queue.state.withLock({ $0.checkDeferredStart(now: Self.now(), patience: patience) }) {
             case .takeOver: queue.runStartLoop()
             case .lookAgain: queue.armDeferredStartWatchdog()
             case .stop: break

@@ -55,6 +55,10 @@ public final class RequestQueue: Sendable {
     let configurationHeaderError: RequestError?
     /// How often dead type observers are swept while any are registered, in seconds.
     let sweepInterval: Double
+    /// How long an observer may keep a request it added from starting, in nanoseconds: then the
+    /// start queue starts it (an observer that adds a request and then waits for it must not hang).
+    /// 10 ms; tests that check what happens within one observer block raise it.
+    let deferredStartPatience: UInt64
 
     /// Creates a queue.
     /// - Parameters:
@@ -90,6 +94,7 @@ public final class RequestQueue: Sendable {
         baseURL: URL?,
         transport: any Transport,
         sweepInterval: Double = 2,
+        deferredStartPatience: UInt64 = 10_000_000,
         workQueue: DispatchQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
     ) {
         self.configuration = configuration
@@ -97,6 +102,7 @@ public final class RequestQueue: Sendable {
         self.baseURL = baseURL
         self.transport = transport
         self.sweepInterval = sweepInterval
+        self.deferredStartPatience = deferredStartPatience
         concurrencyLimit = max(1, configuration.maxConcurrentRequests)
         builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
         self.workQueue = workQueue

@@ -35,13 +35,17 @@ final class StartOnCallingThreadTests: XCTestCase {
         }
     }
 
+    /// - Parameter patient: Give observers 10 s instead of 10 ms before the watchdog takes a
+    ///   deferred start over, for tests that check what happens within one observer block (a
+    ///   thread preempted for 10 ms on a loaded machine would otherwise change the order).
     private func queue(transport: StubTransport, delegate: Events, callbacks: DispatchQueue,
-                       maxConcurrent: Int = 4) -> RequestQueue {
+                       maxConcurrent: Int = 4, patient: Bool = false) -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = callbacks
         configuration.maxConcurrentRequests = maxConcurrent
         return RequestQueue(configuration: configuration, delegate: delegate,
-                            baseURL: URL(string: "https://api.example.com/v1"), transport: transport)
+                            baseURL: URL(string: "https://api.example.com/v1"), transport: transport,
+                            deferredStartPatience: patient ? 10_000_000_000 : 10_000_000)
     }
 
     func testARequestAddedFromAnObserverStartsOnItsThreadOnceTheObserverReturns() {
@@ -49,7 +53,7 @@ final class StartOnCallingThreadTests: XCTestCase {
         let callbacks = DispatchQueue(label: "StartOnCallingThreadTests.callbacks")
         let events = Events()
         let transport = StubTransport { _ in .status(200) }
-        let queue = queue(transport: transport, delegate: events, callbacks: callbacks)
+        let queue = queue(transport: transport, delegate: events, callbacks: callbacks, patient: true)
         let done = expectation(description: "second request done")
 
         // When an observer adds the next request, and queues a marker behind its own block
@@ -125,7 +129,7 @@ final class StartOnCallingThreadTests: XCTestCase {
         let callbacks = DispatchQueue(label: "StartOnCallingThreadTests.callbacks")
         let events = Events()
         let transport = StubTransport { _ in .status(200) }
-        let queue = queue(transport: transport, delegate: events, callbacks: callbacks)
+        let queue = queue(transport: transport, delegate: events, callbacks: callbacks, patient: true)
         let cancelled = expectation(description: "second cancelled")
         let third = expectation(description: "third done")
 
