@@ -51,7 +51,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Concurrency and Cancellation › A concurrency limit + Priorities: with 2 slots taken, a
     // .high request starts before an earlier .low one, and each priority is first in first out.
     func testLimitAndPriorities() throws {
-        let fixtures = fixtures(latency: 0.2)
+        let fixtures = fixtures(latency: 1)   // the waiting requests are all added well before a slot frees
         let signal = SendSignal()
         var configuration = RequestQueueConfiguration.default
         configuration.maxConcurrentRequests = 2
@@ -110,7 +110,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Concurrency and Cancellation › Cancelling: a waiting request never reaches the network;
     // the owner sample line.
     func testCancelledWaitingRequestIsNeverSent() throws {
-        let fixtures = fixtures(latency: 0.2)
+        let fixtures = fixtures(latency: 1)   // cancelled well before the slot frees
         let signal = SendSignal()
         let queue = DocsSupport.queue(fixtures, delegate: signal) { $0.maxConcurrentRequests = 1 }
         let screen = Screen()

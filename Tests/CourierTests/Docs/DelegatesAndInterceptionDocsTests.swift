@@ -194,7 +194,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
     // refuses every token) then fail with their 401.
     func testOneRefreshForAllRefusedRequests() async throws {
         let fixtures = FixtureTransport()
-        fixtures.latency = 0.1    // all three are in flight before the first 401 arrives
+        fixtures.latency = 0.5    // all three are in flight before the first 401 arrives
         fixtures.stub(.get, "/me", status: 401)
         let fetchesBefore = tokenFetches.all.count
 
@@ -204,19 +204,22 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         configuration.transport = .fixtures(fixtures)
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
 
-        let statuses = await withTaskGroup(of: Int?.self) { group in
-            for _ in 0..<3 {
-                group.addTask {
-                    do {
-                        _ = try await queue.send(Get<EmptyResponse>(path: "/me"))
-                        return 200
-                    } catch {
-                        return (error as? RequestError)?.statusCode
-                    }
+        // Added from this thread in one go (tasks in a group could start late on a busy machine,
+        // after the refresh, and be refused with the fresh token).
+        let results = DocsLog<Int?>()
+        let ended = expectation(description: "all three ended")
+        ended.expectedFulfillmentCount = 3
+        for _ in 0..<3 {
+            queue.addObserver(for: queue.add(Get<EmptyResponse>(path: "/me"))) { (result: Result<EmptyResponse, RequestError>) in
+                switch result {
+                case .success: results.append(200)
+                case .failure(let error): results.append(error.statusCode)
                 }
+                ended.fulfill()
             }
-            return await group.reduce(into: []) { $0.append($1) }
         }
+        await fulfillment(of: [ended], timeout: 10)
+        let statuses = results.all
         XCTAssertEqual(statuses, [401, 401, 401])
         XCTAssertEqual(tokenFetches.all.count - fetchesBefore, 1, "one refresh for all")
         let tokens = fixtures.receivedRequests.map { $0.value(forHTTPHeaderField: "Authorization") ?? "none" }

@@ -141,11 +141,11 @@ final class ResilienceIntegrationTests: XCTestCase {
     }
 
     func testRetriesUntilTheServerRecovers() async throws {
-        // /status/503,200 answers one of the two at random; with 6 attempts a success is near certain,
-        // and every answer is one of the two
+        // /status/503,200 answers one of the two at random; with 24 attempts all fail once in 16
+        // million runs, and every answer is one of the two
         let log = Recorder<Int>()
         let queue = try HTTPBin.queue(delegate: RetryCounter(log: log)) {
-            $0.retryPolicy = RetryPolicy(maximumAttempts: 12, baseDelay: 0.01, maximumDelay: 0.05)
+            $0.retryPolicy = RetryPolicy(maximumAttempts: 24, baseDelay: 0.01, maximumDelay: 0.05)
         }
         _ = try await queue.send(PathRequest<EmptyResponse>("/status/503,200"))
         XCTAssertEqual(log.all, Array(1..<(log.count + 1)))

@@ -35,6 +35,7 @@ final class RequestQueueTests: XCTestCase {
         let finished = expectation(description: "first observer")
         queue.addObserver(for: id) { (_: Result<Greeting, RequestError>) in finished.fulfill() }
         await fulfillment(of: [finished], timeout: 5)
+        TestQueues.callbacks.sync {}   // the delivery block, which marks it finished, has ended
         XCTAssertTrue(queue.isFinished(id))
         XCTAssertEqual(transport.started.count, 1)
 
@@ -61,6 +62,7 @@ final class RequestQueueTests: XCTestCase {
         let firstDone = expectation(description: "first result")
         queue.addObserver(for: first) { (_: Result<Greeting, RequestError>) in firstDone.fulfill() }
         await fulfillment(of: [firstDone], timeout: 5)
+        TestQueues.callbacks.sync {}   // its delivery has ended: from now on its result is only kept, and can be evicted
         _ = try await queue.send(PathRequest<Greeting>("/two"))
 
         // When an observer asks for the evicted result
