@@ -12,7 +12,8 @@ extension RequestQueue {
     ///     print("\(Int((progress.fractionSent ?? 0) * 100)) %")
     /// }
     /// ```
-    /// Nothing is reported for a request that has already ended. Progress is read from the
+    /// Nothing is reported for a request that has already ended, and nothing after the final
+    /// counts (on a serial callback queue, reports never go back). Progress is read from the
     /// transfer while it runs (polling keeps URLSession on its fast completion-handler path).
     /// - Parameters:
     ///   - id: The request's ID.
