@@ -9,13 +9,8 @@ import XCTest
 
 final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Scaffolding for the samples.
-    struct Profile: Response, Decodable { let id: Int; let name: String }
-    struct ProfileRequest: Request {
-        typealias ResponseType = Profile
-        let userID: Int
-        var path: String { "/users/\(userID)" }
-        var method: HTTPMethod { .get }
-    }
+    typealias Profile = GettingStartedDocsTests.Profile
+    typealias ProfileRequest = GettingStartedDocsTests.ProfileRequest
     struct Thumbnail: Response { init(data: ResponseData, response: HTTPURLResponse) {} }
     struct ThumbnailRequest: Request {
         typealias ResponseType = Thumbnail
@@ -41,7 +36,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     }
 
     private func result<R: Response>(of id: RequestID, on queue: RequestQueue, as type: R.Type) -> Result<R, RequestError>? {
-        let log = DocsLog<Result<R, RequestError>>()
+        let log = Recorder<Result<R, RequestError>>()
         let done = expectation(description: "result of \(id)")
         queue.addObserver(for: id) { (result: Result<R, RequestError>) in log.append(result); done.fulfill() }
         wait(for: [done], timeout: 10)
@@ -81,7 +76,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         let owned = queue.add(ProfileRequest(userID: 42), owner: screen)
         let other = queue.add(ProfileRequest(userID: 42))
 
-        let outcomes = DocsLog<String>()
+        let outcomes = Recorder<String>()
         let done = expectation(description: "all cancelled")
         done.expectedFulfillmentCount = 4
         for (name, request) in [("one", id), ("owned", owned), ("other", other)] {
@@ -144,11 +139,11 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Concurrency and Cancellation › Releasing a queue: observers hear .cancelled, delegates nothing.
     func testReleasedQueueCancelsWhatItHolds() throws {
         final class Told: RequestQueueDelegate {
-            let log: DocsLog<String>
-            init(log: DocsLog<String>) { self.log = log }
+            let log: Recorder<String>
+            init(log: Recorder<String>) { self.log = log }
             func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) { log.append("didFail") }
         }
-        let delegateLog = DocsLog<String>()
+        let delegateLog = Recorder<String>()
         var queue: RequestQueue? = DocsSupport.queue(fixtures(latency: 30), delegate: Told(log: delegateLog))
         weak let released = queue
         let done = expectation(description: "cancelled")
@@ -182,7 +177,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
             var method: HTTPMethod { .get }
         }
         final class Starts: RequestQueueDelegate {
-            let log = DocsLog<String>()
+            let log = Recorder<String>()
             func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
                 log.append("\(request.url!.lastPathComponent) on the main thread: \(Thread.isMainThread)")
             }

@@ -8,13 +8,13 @@ import FoundationNetworking
 import XCTest
 
 /// What the samples print, so that they can call `print` as written.
-private let printed = DocsLog<String>()
+private let printed = Recorder<String>()
 private func print(_ items: Any..., separator: String = " ") {
     printed.append(items.map { "\($0)" }.joined(separator: separator))
 }
 
 /// Scaffolding for the authenticator sample: the token service, counting its calls.
-private let tokenFetches = DocsLog<String>()
+private let tokenFetches = Recorder<String>()
 private func fetchToken() async throws -> String {
     tokenFetches.append("fresh")
     return "fresh"
@@ -110,8 +110,8 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
 
     /// Logs every hook, to check the documented order.
     final class OrderDelegate: RequestQueueDelegate {
-        let log: DocsLog<String>
-        init(log: DocsLog<String>) { self.log = log }
+        let log: Recorder<String>
+        init(log: Recorder<String>) { self.log = log }
         func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) { log.append("queue.willSend") }
         func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { log.append("queue.didSend") }
         func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) { log.append("queue.didReceive \(response.statusCode)") }
@@ -167,7 +167,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
     func testOrderOfStepsForFailuresAndRetries() async throws {
         let fixtures = FixtureTransport()
         fixtures.stub(.get, "/flaky", status: 503)
-        let log = DocsLog<String>()
+        let log = Recorder<String>()
         let queue = DocsSupport.queue(fixtures, delegate: OrderDelegate(log: log)) {
             $0.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: 0.01, jitter: 0)
         }
@@ -206,7 +206,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
 
         // Added from this thread in one go (tasks in a group could start late on a busy machine,
         // after the refresh, and be refused with the fresh token).
-        let results = DocsLog<Int?>()
+        let results = Recorder<Int?>()
         let ended = expectation(description: "all three ended")
         ended.expectedFulfillmentCount = 3
         for _ in 0..<3 {

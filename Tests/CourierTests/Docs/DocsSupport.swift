@@ -33,21 +33,3 @@ enum DocsSupport {
         return folder
     }
 }
-
-/// A thread-safe list of what happened, in order.
-final class DocsLog<Element: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [Element] = []
-
-    func append(_ item: Element) {
-        lock.lock()
-        items.append(item)
-        lock.unlock()
-    }
-
-    var all: [Element] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
-}

@@ -62,7 +62,7 @@ final class GettingStartedDocsTests: XCTestCase {
         configuration.transport = .fixtures(fixtures())
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
 
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let done = expectation(description: "observer")
         let print: @Sendable (Any) -> Void = { printed.append("\($0)"); done.fulfill() }
 
@@ -80,7 +80,7 @@ final class GettingStartedDocsTests: XCTestCase {
     // Getting Started › Send from async code (both samples).
     func testSendAndCatchTypedErrors() async throws {
         let queue = DocsSupport.queue(fixtures())
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let print: @Sendable (Any) -> Void = { printed.append("\($0)") }
 
         let profile = try await queue.send(ProfileRequest(userID: 42))
@@ -130,3 +130,6 @@ final class GettingStartedDocsTests: XCTestCase {
         _ = Tool.self
     }
 }
+
+// The other articles reuse these types; Testing with Fixtures compares profiles.
+extension GettingStartedDocsTests.Profile: Equatable {}

@@ -27,7 +27,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
         fixtures.add(Fixture(method: .post, path: "/login", bodyContains: "username=ada&password=secret",
                              body: Data(#"{"name": "Ada"}"#.utf8)))
         let queue = DocsSupport.queue(fixtures)
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let done = expectation(description: "observer")
         let print: @Sendable (Any) -> Void = { printed.append("\($0)"); done.fulfill() }
 

@@ -9,13 +9,8 @@ import XCTest
 
 final class ObservingResultsDocsTests: XCTestCase {
     // Scaffolding: the types of the Getting Started article.
-    struct Profile: Response, Decodable { let id: Int; let name: String }
-    struct ProfileRequest: Request {
-        typealias ResponseType = Profile
-        let userID: Int
-        var path: String { "/users/\(userID)" }
-        var method: HTTPMethod { .get }
-    }
+    typealias Profile = GettingStartedDocsTests.Profile
+    typealias ProfileRequest = GettingStartedDocsTests.ProfileRequest
     struct DownloadRequest: Request {
         typealias ResponseType = EmptyResponse
         var path: String { "/files/report.pdf" }
@@ -46,7 +41,7 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › Observers by request ID: an observer added after the response.
     func testLateObserverGetsTheKeptResult() async throws {
         let queue = DocsSupport.queue(fixtures())
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let delivered = expectation(description: "late observer")
         let print: @Sendable (Any) -> Void = { printed.append("\($0)"); delivered.fulfill() }
 
@@ -79,8 +74,8 @@ final class ObservingResultsDocsTests: XCTestCase {
         await fulfillment(of: [firstDone], timeout: 5)
         DocsSupport.callbacks.sync {}   // its delivery has ended: from now on its result is only kept, and can be evicted
         _ = try await queue.send(ProfileRequest(userID: 7))   // keeps only this one now
-        let results = DocsLog<Result<Profile, RequestError>>()
-        let mismatches = DocsLog<Result<EmptyResponse, RequestError>>()
+        let results = Recorder<Result<Profile, RequestError>>()
+        let mismatches = Recorder<Result<EmptyResponse, RequestError>>()
         let done = expectation(description: "told")
         done.expectedFulfillmentCount = 2
         queue.addObserver(for: first) { (result: Result<Profile, RequestError>) in results.append(result); done.fulfill() }
@@ -116,7 +111,7 @@ final class ObservingResultsDocsTests: XCTestCase {
         let fixtures = fixtures()
         fixtures.stub(.head, "/ping", status: 204)
         let queue = DocsSupport.queue(fixtures)
-        let calls = DocsLog<String>()
+        let calls = Recorder<String>()
         var gone: Screen? = Screen()
         let screen = Screen(), other = Screen()
         queue.addObserver(ownedBy: gone!) { (_: Result<Profile, RequestError>) in calls.append("gone") }
@@ -147,7 +142,7 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › A stream of results.
     func testStreamOfResults() async throws {
         let queue = DocsSupport.queue(fixtures())
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let print: @Sendable (Any) -> Void = { printed.append("\($0)") }
         let stream = queue.results(of: Profile.self)
         queue.add(ProfileRequest(userID: 42))
@@ -163,7 +158,7 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › A stream of results: the sample as written, with its loop in a task.
     func testStreamSampleVerbatim() async throws {
         let queue = DocsSupport.queue(fixtures())
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let got = expectation(description: "printed")
         got.assertForOverFulfill = false   // the adder may send again before the stream sees the first result
         let print: @Sendable (Any) -> Void = { printed.append("\($0)"); got.fulfill() }
@@ -191,7 +186,7 @@ final class ObservingResultsDocsTests: XCTestCase {
         fixtures.bytesPerSecond = 50_000   // 0.8 s: several polls, even on a loaded machine
         fixtures.stub(.get, "/files/report.pdf", body: Data(count: 40_000))
         let queue = DocsSupport.queue(fixtures)
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let print: @Sendable (Any) -> Void = { printed.append("\($0)") }
         let done = expectation(description: "done")
 
@@ -224,7 +219,7 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › Overview: cancelling after the end changes nothing; each observer once.
     func testExactlyOnce() throws {
         let queue = DocsSupport.queue(fixtures())
-        let calls = DocsLog<String>()
+        let calls = Recorder<String>()
         let done = expectation(description: "both")
         done.expectedFulfillmentCount = 2
         let id = queue.add(ProfileRequest(userID: 42))

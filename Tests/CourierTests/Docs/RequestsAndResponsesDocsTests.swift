@@ -202,7 +202,7 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         let fixtures = FixtureTransport()
         fixtures.stub(.get, "/account", status: 404, body: Data("gone".utf8))
         let queue = DocsSupport.queue(fixtures)
-        let printed = DocsLog<String>()
+        let printed = Recorder<String>()
         let done = expectation(description: "result")
         let print: @Sendable (Any...) -> Void = { items in printed.append(items.map { "\($0)" }.joined(separator: " ")) }
 

@@ -9,13 +9,8 @@ import XCTest
 
 final class TestingWithFixturesDocsTests: XCTestCase {
     // Scaffolding for the samples.
-    struct Profile: Response, Decodable, Equatable { let id: Int; let name: String }
-    struct ProfileRequest: Request {
-        typealias ResponseType = Profile
-        let userID: Int
-        var path: String { "/users/\(userID)" }
-        var method: HTTPMethod { .get }
-    }
+    typealias Profile = GettingStartedDocsTests.Profile
+    typealias ProfileRequest = GettingStartedDocsTests.ProfileRequest
     struct Get<ResponseType: Response>: Request {
         var path: String
         var method: HTTPMethod = .get
@@ -137,7 +132,7 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         fixtures.bytesPerSecond = 200_000   // bodies move at this speed; progress observers see them
         let queue = DocsSupport.queue(fixtures)
 
-        let progress = DocsLog<TransferProgress>()
+        let progress = Recorder<TransferProgress>()
         let done = expectation(description: "both")
         done.expectedFulfillmentCount = 2
         let id = queue.add(Get<EmptyResponse>(path: "/report"))
