@@ -4,6 +4,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 // Body encoding of a 10-field struct (Courier's reflection encoders against JSONEncoder with
 // .convertToSnakeCase), and a 1 GiB multipart upload against uploadTask(with:fromFile:).
@@ -145,7 +146,7 @@ func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildRepor
     var report = ChildReport(count: size)
     let sink = baseURL.appendingPathComponent("upload")
     let done = DispatchSemaphore(value: 0)
-    let outcome = Locked<String?>(nil)
+    let outcome = Mutex<String?>(nil)
     var queue: RequestQueue?
     let start = now()
     if kind == "upload-raw" {
@@ -153,8 +154,8 @@ func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildRepor
         request.httpMethod = "POST"
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
         URLSession.shared.uploadTask(with: request, fromFile: file) { _, response, error in
-            if let error { outcome.value = "\(error)" } else if (response as? HTTPURLResponse)?.statusCode != 200 {
-                outcome.value = "status \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+            if let error { outcome.withLock { $0 = "\(error)" } } else if (response as? HTTPURLResponse)?.statusCode != 200 {
+                outcome.withLock { $0 = "status \((response as? HTTPURLResponse)?.statusCode ?? 0)" }
             }
             done.signal()
         }.resume()
@@ -167,15 +168,15 @@ func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildRepor
         let form = MultipartFormData()
         form.append(fileURL: file, withName: "file", fileName: "upload.bin")
         courier.addObserver(for: courier.add(UploadRequest(parameters: form))) { (result: Result<EmptyResponse, RequestError>) in
-            if case .failure(let error) = result { outcome.value = "\(error)" }
+            if case .failure(let error) = result { outcome.withLock { $0 = "\(error)" } }
             done.signal()
         }
     }
-    if done.wait(timeout: .now() + 270) == .timedOut { outcome.value = "timed out" }
+    if done.wait(timeout: .now() + 270) == .timedOut { outcome.withLock { $0 = "timed out" } }
     withExtendedLifetime(queue) {}
     report.seconds = now() - start
     report.peakRSS = procStatus("VmHWM")
-    if let error = outcome.value {
+    if let error = outcome.withLock({ $0 }) {
         report.errors = 1
         report.firstError = error
     }
@@ -187,15 +188,4 @@ struct UploadRequest: Request {
     let parameters: MultipartFormData
     var path: String { "/upload" }
     var method: HTTPMethod { .post }
-}
-
-/// A value guarded by a lock, for the benchmark's small shared results.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
-    }
 }

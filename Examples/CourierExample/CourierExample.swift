@@ -11,6 +11,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 // MARK: - Parameters: plain values, encoded by Courier
 
@@ -117,10 +118,10 @@ struct MissingRequest: Request {
 
 final class StepLogger: RequestQueueDelegate {
     private let start = Date()
-    let quiet = Locked(false)
+    let quiet = Mutex(false)
 
     private func log(_ text: String) {
-        guard !quiet.value else { return }
+        guard !quiet.withLock({ $0 }) else { return }
         print(String(format: "      [%7.1f ms] ", Date().timeIntervalSince(start) * 1000) + text)
     }
 
@@ -144,17 +145,6 @@ final class StepLogger: RequestQueueDelegate {
     func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
         log("finished \(metrics.id) in \(String(format: "%.1f", metrics.totalDuration * 1000)) ms, "
             + "\(metrics.bytesSent) B sent, \(metrics.bytesReceived) B received")
-    }
-}
-
-/// A tiny lock for the tour's own bits of shared state.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
 
@@ -249,7 +239,7 @@ struct CourierExample {
         let form = MultipartFormData()
         form.append(fileURL: photo, withName: "photo", fileName: "holiday.jpg", mimeType: "image/jpeg")
         form.append(value: "Holiday", withName: "title")
-        logger.quiet.value = true
+        logger.quiet.withLock { $0 = true }
         let uploadID = queue.add(UploadRequest(parameters: form))
         queue.addProgressObserver(for: uploadID, interval: 0.05) { progress in
             let fraction = progress.fractionSent ?? 0
@@ -258,7 +248,7 @@ struct CourierExample {
             fflush(nil)
         }
         let uploaded: Result<Echo, RequestError> = await observe(uploadID, on: queue)
-        logger.quiet.value = false
+        logger.quiet.withLock { $0 = false }
         print("    the server got files \(try uploaded.get().files?.keys.sorted() ?? []) and form \(try uploaded.get().form ?? [:])")
 
         step(6, "An error status is a typed validation failure")
