@@ -22,9 +22,10 @@ final class FixtureRecorder: Transport {
         self.directory = directory
     }
 
-    func makeTask(for request: URLRequest, bodyFile: URL?,
+    func makeTask(for transportRequest: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        network.makeTask(for: request, bodyFile: bodyFile) { [self] result in
+        let request = transportRequest.urlRequest
+        return network.makeTask(for: transportRequest) { [self] result in
             if case .success(let response) = result {
                 do {
                     try record(request, response)

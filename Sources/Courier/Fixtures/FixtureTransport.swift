@@ -120,15 +120,19 @@ public final class FixtureTransport: Sendable {
 }
 
 extension FixtureTransport: Transport {
-    func makeTask(for request: URLRequest, bodyFile: URL?,
-                  completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+    /// Answers `request` from the fixtures after the simulated latency and transfer time.
+    public func makeTask(for transportRequest: TransportRequest,
+                         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+        let request = transportRequest.urlRequest
+        let bodyFile = transportRequest.bodyFile
         let body = request.httpBody ?? bodyFile.flatMap { FileManager.default.contents(atPath: $0.path) }
         let (latency, bytesPerSecond) = timing.withLock { ($0.latency, $0.bytesPerSecond) }
         return FixtureTask(transport: self, request: request, body: body, latency: latency,
                            bytesPerSecond: bytesPerSecond, completion: completion)
     }
 
-    func invalidate() {}
+    /// Does nothing: fixtures hold no resources.
+    public func invalidate() {}
 }
 
 /// One answer in progress: it arrives after the simulated latency and transfer time.

@@ -14,7 +14,7 @@ extension RequestQueue {
     /// ```
     /// Nothing is reported for a request that has already ended, and nothing after the final
     /// counts (on a serial callback queue, reports never go back). Progress is read from the
-    /// transfer while it runs (polling keeps URLSession on its fast completion-handler path).
+    /// transfer while it runs, so that transports keep their fastest path.
     /// - Parameters:
     ///   - id: The request's ID.
     ///   - interval: The shortest time between two reports, in seconds. Default: 0.1.
@@ -22,29 +22,16 @@ extension RequestQueue {
     public func addProgressObserver(for id: RequestID, interval: TimeInterval = 0.1,
                                     handler: @escaping @Sendable (TransferProgress) -> Void) {
         let observer = ProgressObserver(interval: interval, handler: handler)
-        let startPolling = state.withLock { state -> Bool in
-            guard state.addProgressObserver(observer, for: id), !state.progressPollScheduled else { return false }
-            state.progressPollScheduled = true
-            return true
-        }
-        if startPolling { scheduleProgressPoll() }
+        _ = state.withLock { $0.addProgressObserver(observer, for: id, now: Self.now()) }
     }
 
-    /// How often running transfers are read for progress observers, in seconds.
-    private static let progressPollInterval = 0.05
-
-    private func scheduleProgressPoll() {
-        let weakSelf = WeakRequestQueue(self)
-        workQueue.asyncAfter(deadline: .now() + Self.progressPollInterval) {
-            weakSelf.queue?.pollProgress()
-        }
-    }
-
-    private func pollProgress() {
-        let transfers = state.withLock { $0.watchedTransfers() }
-        let now = DispatchTime.now().uptimeNanoseconds
+    /// Reads the progress of observed transfers and reports what changed (the timer's
+    /// `.pollProgress` job, which repeats while anything is observed).
+    func pollProgress() {
+        let now = Self.now()
+        let transfers = state.withLock { $0.pollProgress(now: now) }
         var reports: [(ProgressObserver, TransferProgress)] = []
-        // Read outside the lock: the task's counters take URLSession's own locks.
+        // Read outside the lock: a task's counters may take the transport's own locks.
         for (task, observers) in transfers {
             let progress = task.progress
             for observer in observers where observer.wants(progress, now: now) { reports.append((observer, progress)) }
@@ -55,10 +42,5 @@ extension RequestQueue {
                 DeliveryScope.run { for (observer, progress) in due { observer.report(progress) } }
             }
         }
-        let again = state.withLock { state -> Bool in
-            state.progressPollScheduled = state.hasProgressObservers
-            return state.progressPollScheduled
-        }
-        if again { scheduleProgressPoll() }
     }
 }

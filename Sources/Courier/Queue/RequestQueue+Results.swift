@@ -13,7 +13,7 @@ extension RequestQueue {
         let (stream, continuation) = AsyncStream.makeStream(of: Result<R, RequestError>.self, bufferingPolicy: .unbounded)
         let owner = StreamOwner()
         let observer = TypeObserver(owner: owner, isDirect: true) { continuation.yield($0.typed(as: R.self)) }
-        state.withLock { $0.typeObservers.add(observer, for: ObjectIdentifier(R.self)) }
+        state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
         let weakSelf = WeakRequestQueue(self)
         continuation.onTermination = { _ in
             // The stream holds the owner until it ends; then the observer goes with it.

@@ -47,18 +47,15 @@ public final class RequestQueue: Sendable {
     let builder: URLRequestBuilder
     /// Makes and processes requests; concurrent, so slow decoding never holds up other requests.
     let workQueue: DispatchQueue
+    /// Marks the work queue, so that a transport completion already on it is not moved again.
+    let workQueueKey = DispatchSpecificKey<Bool>()
     /// Starts waiting requests; serial, so they go on the wire in the order they were added.
     let startQueue: DispatchQueue
-    let concurrencyLimit: Int
     /// Why the session configuration's own headers cannot be sent, if they cannot: every
     /// request then fails with it before anything is sent.
     let configurationHeaderError: RequestError?
-    /// How often dead type observers are swept while any are registered, in seconds.
-    let sweepInterval: Double
-    /// How long an observer may keep a request it added from starting, in nanoseconds: then the
-    /// start queue starts it (an observer that adds a request and then waits for it must not hang).
-    /// 10 ms; tests that check what happens within one observer block raise it.
-    let deferredStartPatience: UInt64
+    /// The one timer of all the queue's timed work (see ``Timetable``).
+    private let alarm: Alarm
 
     /// Creates a queue.
     /// - Parameters:
@@ -72,22 +69,20 @@ public final class RequestQueue: Sendable {
         delegate: (any RequestQueueDelegate)? = nil,
         baseURL: URL? = nil
     ) {
-        let limit = max(1, configuration.maxConcurrentRequests)
         let workQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
-        func network() -> URLSessionTransport {
-            URLSessionTransport(configuration: configuration.sessionConfiguration, minimumConnectionsPerHost: limit,
-                                credentials: configuration.credentials,
-                                maximumResponseSize: configuration.maximumResponseSize, completionQueue: workQueue)
-        }
-        let transport: any Transport = switch configuration.transport.kind {
-        case .network: network()
-        case .fixtures(let fixtures): fixtures
-        case .recording(let directory): FixtureRecorder(network: network(), directory: directory)
-        }
-        self.init(configuration: configuration, delegate: delegate, baseURL: baseURL, transport: transport,
-                  workQueue: workQueue)
+        let session = configuration.sessionConfiguration
+        let settings = TransportSettings(
+            sessionConfiguration: session,
+            maximumConnectionsPerHost: max(session.httpMaximumConnectionsPerHost, configuration.maxConcurrentRequests),
+            credentials: configuration.credentials, maximumResponseSize: configuration.maximumResponseSize,
+            completionQueue: workQueue)
+        self.init(configuration: configuration, delegate: delegate, baseURL: baseURL,
+                  transport: configuration.transport.make(settings), workQueue: workQueue)
     }
 
+    /// - Parameters:
+    ///   - sweepInterval: How often dead type observers are swept, in seconds.
+    ///   - deferredStartPatience: How long an observer may hold back a start it claimed, in nanoseconds.
     init(
         configuration: RequestQueueConfiguration,
         delegate: (any RequestQueueDelegate)?,
@@ -101,15 +96,21 @@ public final class RequestQueue: Sendable {
         self.delegate = delegate
         self.baseURL = baseURL
         self.transport = transport
-        self.sweepInterval = sweepInterval
-        self.deferredStartPatience = deferredStartPatience
-        concurrencyLimit = max(1, configuration.maxConcurrentRequests)
         builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
         self.workQueue = workQueue
+        workQueue.setSpecific(key: workQueueKey, value: true)
         startQueue = DispatchQueue(label: "Courier.RequestQueue.start", target: workQueue)
-        state = Locked(QueueState(resultRetentionCount: configuration.resultRetentionCount,
-                                 resultRetentionInterval: configuration.resultRetentionInterval))
+        alarm = Alarm(queue: workQueue)
+        var timing = QueueState.Timing()
+        timing.sweepInterval = sweepInterval
+        timing.deferredStartPatience = deferredStartPatience
+        state = Locked(QueueState(limit: configuration.maxConcurrentRequests,
+                                  resultRetentionCount: configuration.resultRetentionCount,
+                                  resultRetentionInterval: configuration.resultRetentionInterval,
+                                  timing: timing, alarm: alarm))
         configurationHeaderError = Self.validateHeaders(configuration.sessionConfiguration.httpAdditionalHeaders)
+        let weakSelf = WeakRequestQueue(self)
+        alarm.start { weakSelf.queue?.runDueJobs() }
     }
 
     private static func validateHeaders(_ headers: [AnyHashable: Any]?) -> RequestError? {
@@ -124,16 +125,16 @@ public final class RequestQueue: Sendable {
     }
 
     deinit {
+        alarm.stop()
         // Nothing may capture `self` here, so results are delivered without delegates.
         let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
         // Not here: the last reference may go on URLSession's own delegate queue, where
         // invalidating the session crashes the process on Linux.
         let transport = self.transport
         DispatchQueue.global().async { transport.invalidate() }
-        let callbackQueue = configuration.callbackQueue
         for claim in claims {
             claim.task?.cancel()
-            Self.deliver(claim, on: callbackQueue, state: state)
+            Self.deliver(claim, on: configuration.callbackQueue, state: state)
         }
     }
 
@@ -162,19 +163,18 @@ public final class RequestQueue: Sendable {
     ///   (only when `startsHere` and not on the main thread).
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
                              completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
-        let limit = concurrencyLimit
         let scope = DeliveryScope.current
         // One lock: add, claim the start loop, and (from an observer) leave it to the scope.
-        let (id, mustSchedule, armWatchdog) = state.withLock { state in
+        let (id, mustSchedule) = state.withLock { state in
             let id = state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion)
-            guard state.requestStart(limit: limit) else { return (id, false, false) }
-            return (id, true, scope != nil && state.deferStart(now: Self.now()))
+            guard state.claimStartRun() else { return (id, false) }
+            // The watchdog takes the start over if the block has not ended within the patience.
+            if scope != nil { state.deferStartRun(now: Self.now()) }
+            return (id, true)
         }
         guard mustSchedule else { return (id, false) }
         if let scope {
-            // A watchdog takes the start over if the block has not ended within deferredStartPatience.
             scope.startWhenDone(self)
-            if armWatchdog { armDeferredStartWatchdog() }
         } else if startsHere, !Thread.isMainThread {
             return (id, true)
         } else {
@@ -207,34 +207,14 @@ public final class RequestQueue: Sendable {
         cancelAll { $0.owner === owner }
     }
 
-    private func cancelAll(where isIncluded: (QueueState.Entry) -> Bool) {
-        let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now(), where: isIncluded) }
-        for claim in claims { claim.task?.cancel() }
-        let weakSelf = WeakRequestQueue(self)
-        let callbackQueue = configuration.callbackQueue
-        let state = self.state
-        workQueue.async {
-            for claim in claims {
-                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, state: state) }
-                queue.conclude(claim)
-            }
-        }
+    private func cancelAll(where isIncluded: (Entry) -> Bool) {
+        end(state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now(), where: isIncluded) })
     }
 
     /// Ends a request from outside its pipeline (cancelled, timed out), stopping its task.
     func end(_ id: RequestID, with error: RequestError) {
-        let claim = state.withLock { $0.claim(id, result: .failure(error), urlRequest: nil, now: Self.now()) }
-        guard let claim else { return }
-        claim.task?.cancel()
-        let weakSelf = WeakRequestQueue(self)
-        let callbackQueue = configuration.callbackQueue
-        let state = self.state
-        workQueue.async {
-            guard let queue = weakSelf.queue else {
-                return Self.deliver(claim, on: callbackQueue, state: state)
-            }
-            queue.conclude(claim)
-        }
+        guard let claim = state.withLock({ $0.claim(id, result: .failure(error), urlRequest: nil, now: Self.now()) }) else { return }
+        end([claim])
     }
 
     /// Whether a request has ended and its result has been handed to its observers.
@@ -291,28 +271,23 @@ public final class RequestQueue: Sendable {
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
         let observer = TypeObserver(owner: owner) { handler($0.typed(as: R.self)) }
-        let scheduleSweep = state.withLock { state in
-            state.typeObservers.add(observer, for: ObjectIdentifier(R.self))
-            defer { state.sweepScheduled = true }
-            return !state.sweepScheduled
-        }
-        if scheduleSweep { scheduleDeadObserverSweep() }
+        state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
     }
 
     /// Removes the observers of response type `R` registered with `owner`. Results already on
     /// their way to the callback queue are not delivered to them either.
     public func removeObservers<R: Response>(forType type: R.Type, ownedBy owner: AnyObject) {
-        state.withLock { $0.typeObservers.remove(type: ObjectIdentifier(type), owner: owner) }
+        state.withLock { $0.removeTypeObservers(type: ObjectIdentifier(type), owner: owner) }
     }
 
     /// Removes every type observer registered with `owner`.
     public func removeObservers(ownedBy owner: AnyObject) {
-        state.withLock { $0.typeObservers.remove(type: nil, owner: owner) }
+        state.withLock { $0.removeTypeObservers(type: nil, owner: owner) }
     }
 
-    /// Drops type observers whose owner is gone, releasing their handlers.
+    /// Drops type observers whose owner is gone, releasing their handlers (for tests).
     func sweepDeadObservers() {
-        state.withLock { $0.typeObservers.sweep() }
+        state.withLock { $0.sweepTypeObservers(now: Self.now()) }
     }
 
     /// Sizes of the queue's per-request tables (for tests).
@@ -322,19 +297,6 @@ public final class RequestQueue: Sendable {
 
     /// How many type observers the queue holds, dead or alive (for tests).
     var typeObserverCount: Int {
-        state.withLock { $0.typeObservers.count }
-    }
-
-    private func scheduleDeadObserverSweep() {
-        let weakSelf = WeakRequestQueue(self)
-        workQueue.asyncAfter(deadline: .now() + sweepInterval) {
-            guard let queue = weakSelf.queue else { return }
-            let again = queue.state.withLock { state in
-                state.typeObservers.sweep()
-                state.sweepScheduled = state.typeObservers.count > 0
-                return state.sweepScheduled
-            }
-            if again { queue.scheduleDeadObserverSweep() }
-        }
+        state.withLock { $0.typeObserverCount }
     }
 }

@@ -3,17 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// User name and password that answer HTTP Basic and Digest authentication challenges.
-public struct HTTPCredentials: Sendable, Hashable {
-    public var user: String
-    public var password: String
-
-    public init(user: String, password: String) {
-        self.user = user
-        self.password = password
-    }
-}
-
 /// Answers the two URLSession callbacks the queue needs while its data still flows through
 /// completion handlers (the fast path on Linux): redirects and authentication challenges.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {

@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The network transport: one URLSession, tasks with completion handlers.
+/// The URLSession transport: one session, tasks with completion handlers.
 ///
 /// Data flows through completion handlers, the fastest path of Linux's URLSession (tasks driven
 /// by delegate callbacks ran at about half the requests per second, with far more new
@@ -13,34 +13,33 @@ final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
 
-    /// The largest body accepted, or nil for no limit; with a limit, tasks stream their body
-    /// through the delegate so that an oversized one is stopped early instead of buffered.
+    /// The largest body accepted, or nil for no limit.
     private let maximumResponseSize: Int?
 
-    /// - Parameter completionQueue: Where completion handlers run: the queue's own work queue,
-    ///   which saves a hop per request. With a size limit, delegate callbacks (which carry the
-    ///   body in order) run one at a time on it.
-    init(configuration: URLSessionConfiguration, minimumConnectionsPerHost: Int, credentials: HTTPCredentials?,
-         maximumResponseSize: Int? = nil, completionQueue: DispatchQueue? = nil) {
-        self.maximumResponseSize = maximumResponseSize
+    /// Honours every ``TransportSettings`` value. With a `maximumResponseSize`, tasks receive
+    /// their body through the session's delegate so that an oversized one is stopped early; on
+    /// Linux that path is slower (see BENCHMARKS.md). Completion handlers run on the settings'
+    /// `completionQueue`, which saves the queue a hop per request.
+    init(settings: TransportSettings) {
+        maximumResponseSize = settings.maximumResponseSize
         // URLSession copies its configuration too; copying first keeps the caller's object untouched.
-        let configuration = configuration.copy() as! URLSessionConfiguration
-        if configuration.httpMaximumConnectionsPerHost < minimumConnectionsPerHost {
-            configuration.httpMaximumConnectionsPerHost = minimumConnectionsPerHost
-        }
-        delegate = SessionDelegate(credentials: credentials)
+        let configuration = settings.sessionConfiguration.copy() as! URLSessionConfiguration
+        configuration.httpMaximumConnectionsPerHost = settings.maximumConnectionsPerHost
+        delegate = SessionDelegate(credentials: settings.credentials)
         let delegateQueue = OperationQueue()
         delegateQueue.name = "Courier.URLSessionTransport.delegate"
-        delegateQueue.underlyingQueue = completionQueue
+        delegateQueue.underlyingQueue = settings.completionQueue
+        // Delegate callbacks carry a limited body in order, so they run one at a time.
         delegateQueue.maxConcurrentOperationCount = maximumResponseSize == nil ? OperationQueue.defaultMaxConcurrentOperationCount : 1
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
     func makeTask(
-        for request: URLRequest,
-        bodyFile: URL?,
+        for transportRequest: TransportRequest,
         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask {
+        let request = transportRequest.urlRequest
+        let bodyFile = transportRequest.bodyFile
         let url = request.url
         let delegate = self.delegate
         let maximumResponseSize = self.maximumResponseSize

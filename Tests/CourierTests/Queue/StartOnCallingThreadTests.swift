@@ -52,7 +52,7 @@ final class StartOnCallingThreadTests: XCTestCase {
         // Given a queue with a private serial callback queue
         let callbacks = DispatchQueue(label: "StartOnCallingThreadTests.callbacks")
         let events = Events()
-        let transport = StubTransport { _ in .status(200) }
+        let transport = StubTransport { $0.url?.path == "/v1/first" ? .hold : .status(200) }
         let queue = queue(transport: transport, delegate: events, callbacks: callbacks, patient: true)
         let done = expectation(description: "second request done")
 
@@ -66,7 +66,12 @@ final class StartOnCallingThreadTests: XCTestCase {
             callbacks.async { events.log.append("callback queue free") }
             events.log.append("observer returns")
         }
-        wait(for: [done], timeout: 5)
+        // (the first is answered only once the start loop that sent it has ended its run, so
+        // the observer's add is the one to claim the next run)
+        XCTAssertTrue(transport.waitForStarts(1))
+        queue.startQueue.sync {}
+        transport.releaseOldest()
+        wait(for: [done], timeout: 10)
 
         // Then the second request was prepared after the observer returned and before the
         // callback queue ran anything else: on the same block, without a hop

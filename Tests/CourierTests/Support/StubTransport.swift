@@ -72,10 +72,10 @@ final class StubTransport: Transport {
     }
 
     func makeTask(
-        for request: URLRequest,
-        bodyFile: URL?,
+        for transportRequest: TransportRequest,
         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask {
+        let request = transportRequest.urlRequest
         let key = state.withLock { state in
             defer { state.nextKey += 1 }
             return state.nextKey

@@ -23,7 +23,7 @@ import Darwin
 /// The main thread never gets a scope: requests are not prepared on it.
 final class DeliveryScope {
     /// Queues whose start loop this scope runs when it ends; each claimed the run with
-    /// `QueueState.requestStart`, so no other run of it is due meanwhile.
+    /// `QueueState.claimStartRun`, so no other run of it is due meanwhile.
     private var pendingStarts: [RequestQueue] = []
 
     private init() {}
@@ -36,7 +36,7 @@ final class DeliveryScope {
         pthread_setspecific(key, Unmanaged.passUnretained(scope).toOpaque())
         body()
         pthread_setspecific(key, outer)
-        for queue in scope.pendingStarts where queue.state.withLock({ $0.takeDeferredStart() }) {
+        for queue in scope.pendingStarts where queue.takeDeferredStartRun() {
             queue.runClaimedStartLoopHere()
         }
     }

@@ -1,0 +1,122 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// Stage 2: an attempt on the wire. The transport sends it; the queue follows redirects itself.
+extension RequestQueue {
+    /// Hands an attempt (or one of its redirect hops) to the transport.
+    func launch(_ attempt: Attempt, slot: Once) {
+        let weakSelf = WeakRequestQueue(self)
+        let request = attempt.current
+        let completed = Once()
+        let workQueueKey = self.workQueueKey
+        let workQueue = self.workQueue
+        let task = transport.makeTask(for: TransportRequest(urlRequest: request.urlRequest, bodyFile: request.bodyFile)) { result in
+            // The contract says once; a transport that breaks it must not end a request twice.
+            guard completed.take() else { return }
+            // Never on the transport's own thread: decoding, delegates and observers follow.
+            // A transport that already calls back on the work queue (URLSession) saves the hop.
+            if DispatchQueue.getSpecific(key: workQueueKey) != nil {
+                weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
+            } else {
+                workQueue.async { weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result) }
+            }
+        }
+        // The timeout covers the whole request: its deadline is set once, on the first send.
+        let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
+        let timeout = request.urlRequest.timeoutInterval
+        let deadline = isFirstSend && timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
+        let attached = state.withLock {
+            $0.attach(task, urlRequest: request.urlRequest,
+                      temporaryFile: request.bodyFileIsTemporary ? request.bodyFile : nil,
+                      deadline: deadline, attempt: attempt.number, to: attempt.id)
+        }
+        guard attached else {
+            // Cancelled meanwhile; its result is already on its way. The unsent task is cancelled
+            // so that the transport lets go of it.
+            task.cancel()
+            if attempt.number == 1 && attempt.redirects == 0 { attempt.original.removeTemporaryFiles() }
+            return release(slot)
+        }
+        if attempt.redirects == 0 {
+            // didSend comes before resume so that it always precedes didReceive.
+            delegate?.requestQueue(self, didSend: request.urlRequest)
+            attempt.box.didSend(request.urlRequest)
+        }
+        task.resume()
+    }
+
+    private func transportDidFinish(_ attempt: Attempt, slot: Once, result: Result<TransportResponse, RequestError>) {
+        let response = try? result.get()
+        let active = state.withLock { state in
+            state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize,
+                                 bytesReceived: Int64(response?.body.count ?? 0),
+                                 statusCode: response?.response.statusCode, redirected: attempt.redirects > 0)
+            return state.isActive(attempt.id)
+        }
+        guard active else { return releaseAndStartNext(slot) }
+        if let response {
+            switch redirect(attempt, after: response.response) {
+            case .follow(let hop): return launch(hop, slot: slot)
+            case .tooMany(let count):
+                releaseAndStartNext(slot)
+                return fail(attempt.id, urlRequest: attempt.current.urlRequest, error: .tooManyRedirects(count))
+            case .none: break
+            }
+        }
+        releaseAndStartNext(slot)
+        complete(attempt, result: result)
+    }
+
+    private enum RedirectStep {
+        case none
+        case follow(Attempt)
+        case tooMany(Int)
+    }
+
+    private func redirect(_ attempt: Attempt, after response: HTTPURLResponse) -> RedirectStep {
+        guard case .follow(let maximum) = configuration.redirectPolicy,
+              var next = Redirects.request(following: response, from: attempt.current.urlRequest,
+                                           sensitiveHeaders: configuration.sensitiveHeaders)
+        else { return .none }
+        guard attempt.redirects < maximum else { return .tooMany(attempt.redirects + 1) }
+        if let delegate {
+            guard let allowed = delegate.requestQueue(self, shouldRedirect: attempt.current.urlRequest,
+                                                      to: next, response: response) else { return .none }
+            next = allowed
+        }
+        var hop = attempt
+        hop.redirects += 1
+        hop.current.urlRequest = next
+        if Redirects.dropsBody(status: response.statusCode, method: attempt.current.urlRequest.httpMethod) {
+            hop.current.bodyFile = nil
+        }
+        return .follow(hop)
+    }
+
+    /// Gives a slot back that the request will not use (it failed before it was sent).
+    func release(_ slot: Once) {
+        if slot.take() { state.withLock { $0.releaseSlot() } }
+    }
+
+    /// Gives a finished transfer's slot back and claims the start of the next waiting request,
+    /// under one lock (this runs once per request).
+    private func releaseAndStartNext(_ slot: Once) {
+        guard slot.take() else { return scheduleStarts() }
+        if state.withLock({ $0.releaseSlotAndClaimStartRun() }) { runStartLoop() }
+    }
+}
+
+/// Something that happens once: a request's concurrency slot given back, a transport's
+/// completion taken.
+final class Once: Sendable {
+    private let done = Atomic<Bool>(false)
+
+    /// Returns true the first time only.
+    func take() -> Bool {
+        !done.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}

@@ -1,0 +1,90 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Stage 4: a request ends exactly once (its result claimed from the state), delegates are told,
+/// and the result reaches its observers on the callback queue. A request ended from outside its
+/// pipeline (cancelled, timed out) takes the same way, after its task is stopped.
+extension RequestQueue {
+    func fail(_ id: RequestID, urlRequest: URLRequest?, error: RequestError) {
+        finish(id, result: .failure(error), urlRequest: urlRequest)
+    }
+
+    func finish(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?) {
+        let claim = state.withLock { $0.claim(id, result: result, urlRequest: urlRequest, now: Self.now()) }
+        if let claim { conclude(claim) }
+    }
+
+    /// Ends requests claimed from outside their pipeline (cancelled, timed out): stops their
+    /// tasks, then delivers from the work queue, never on the caller's thread.
+    func end(_ claims: [QueueState.Claim]) {
+        guard !claims.isEmpty else { return }
+        for claim in claims { claim.task?.cancel() }
+        let weakSelf = WeakRequestQueue(self)
+        let callbackQueue = configuration.callbackQueue
+        let state = self.state
+        workQueue.async {
+            for claim in claims {
+                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, state: state) }
+                queue.conclude(claim)
+            }
+        }
+    }
+
+    /// Tells delegates of a failure, then hands the result to its observers.
+    func conclude(_ claim: QueueState.Claim) {
+        if case .failure(let error) = claim.result {
+            delegate?.requestQueue(self, didFailWith: claim.urlRequest, error: error)
+            claim.box.didFail(claim.urlRequest, error: error)
+        }
+        delegate?.requestQueue(self, didFinishWith: claim.metrics)
+        Self.deliver(claim, on: configuration.callbackQueue, state: state)
+    }
+
+    /// Hands a result to its observers on the callback queue, then to those that came while it
+    /// was on its way; only then is the request finished.
+    static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue, state: Locked<QueueState>) {
+        if let file = claim.temporaryFile {
+            try? FileManager.default.removeItem(at: file)
+        }
+        claim.completion?(claim.result)
+        for observer in claim.typeObservers where observer.isDirect { observer.deliver(claim.result) }
+        let progress = TransferProgress(bytesSent: claim.metrics.bytesSent, totalBytesToSend: claim.metrics.bytesSent,
+                                        bytesReceived: claim.metrics.bytesReceived,
+                                        totalBytesToReceive: claim.metrics.bytesReceived)
+        guard !claim.idObservers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
+                || !claim.progressObservers.isEmpty else {
+            // Nobody to tell on the callback queue, unless an observer came meanwhile.
+            let late = state.withLock { $0.markDelivered(claim.id) }
+            if !late.isEmpty {
+                callbackQueue.async { DeliveryScope.run { for observer in late { observer(claim.result) } } }
+            }
+            return
+        }
+        callbackQueue.async {
+            DeliveryScope.run {
+                // The last progress report comes first, so that a progress bar is full before the result.
+                for observer in claim.progressObservers { observer.report(progress, force: true) }
+                for observer in claim.idObservers { observer(claim.result) }
+                for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
+                for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
+            }
+        }
+    }
+
+    static func now() -> UInt64 {
+        DispatchTime.now().uptimeNanoseconds
+    }
+}
+
+/// A weak reference that work items and transport handlers carry, so that in-flight work
+/// never keeps a released queue alive.
+struct WeakRequestQueue: Sendable {
+    weak var queue: RequestQueue?
+
+    init(_ queue: RequestQueue) {
+        self.queue = queue
+    }
+}

@@ -1,0 +1,105 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Stage 3: what a transfer's outcome means. A response is validated and made into the response
+/// type; a failure or a refused response may be retried after a backoff, and refused credentials
+/// are refreshed once for every request refused meanwhile.
+extension RequestQueue {
+    func complete(_ attempt: Attempt, result: Result<TransportResponse, RequestError>) {
+        let id = attempt.id
+        let request = attempt.current.urlRequest
+        switch result {
+        case .failure(let error):
+            if case .transportFailed(let urlError) = error, retry(attempt, failure: .transport(urlError.code), error: error) {
+                return
+            }
+            fail(id, urlRequest: request, error: error)
+        case .success(let response):
+            delegate?.requestQueue(self, didReceive: response.response)
+            if let authenticator = configuration.authenticator, !attempt.retriedAfterRefresh,
+               authenticator.isAuthenticationFailure(response.response) {
+                return refreshCredentials(for: attempt, authenticator: authenticator)
+            }
+            switch attempt.box.makeResponse(from: response) {
+            case .success(let value):
+                finish(id, result: .success(value), urlRequest: request)
+            case .failure(let error):
+                if case .validationFailed = error, retry(attempt, failure: .status(response.response), error: error) {
+                    return
+                }
+                fail(id, urlRequest: request, error: error)
+            }
+        }
+    }
+
+    // MARK: - Retries
+
+    /// Schedules the next attempt if the retry policy allows it (the deadline still ends the
+    /// request during the backoff).
+    private func retry(_ attempt: Attempt, failure: RetryPolicy.RetryableFailure, error: RequestError) -> Bool {
+        guard let policy = configuration.retryPolicy,
+              let delay = policy.delay(after: attempt.number, method: attempt.original.urlRequest.httpMethod,
+                                       failure: failure)
+        else { return false }
+        guard state.withLock({ $0.pause(attempt) }) else { return false }
+        // Told before the backoff starts, so that it always precedes the next attempt's willSend.
+        delegate?.requestQueue(self, willRetry: attempt.current.urlRequest, attempt: attempt.number, after: error)
+        var next = attempt
+        next.number += 1
+        let due = Self.now() &+ UInt64(max(0, delay) * 1e9)
+        state.withLock { $0.scheduleResume(next, at: due) }
+        return true
+    }
+
+    /// Sends an attempt again once its backoff has passed (the timer's `.resume` job).
+    func resumeAfterBackoff(_ attempt: Attempt) {
+        if state.withLock({ $0.resume(attempt) }) { runStartLoop() }
+    }
+
+    // MARK: - Credentials refresh
+
+    private func refreshCredentials(for attempt: Attempt, authenticator: any Authenticator) {
+        var retry = attempt
+        retry.retriedAfterRefresh = true
+        switch state.withLock({ $0.credentialsRefused(attempt, retry: retry) }) {
+        case .ended, .waiting:
+            return
+        case .retried(let startRun):
+            if startRun { runStartLoop() }
+        case .startRefresh:
+            let weakSelf = WeakRequestQueue(self)
+            Task {
+                let outcome: Result<Void, any Error>
+                do {
+                    try await authenticator.refresh()
+                    outcome = .success(())
+                } catch {
+                    outcome = .failure(error)
+                }
+                weakSelf.queue?.finishRefresh(outcome)
+            }
+        }
+    }
+
+    private func finishRefresh(_ outcome: Result<Void, any Error>) {
+        let succeeded = if case .success = outcome { true } else { false }
+        let waiting = state.withLock { $0.finishRefresh(succeeded: succeeded) }
+        switch outcome {
+        case .success:
+            var startRun = false
+            for attempt in waiting {
+                var retry = attempt
+                retry.retriedAfterRefresh = true
+                startRun = state.withLock { $0.resume(retry) } || startRun
+            }
+            if startRun { runStartLoop() }
+        case .failure(let error):
+            for attempt in waiting {
+                fail(attempt.id, urlRequest: attempt.current.urlRequest, error: .authenticationFailed(underlying: error))
+            }
+        }
+    }
+}

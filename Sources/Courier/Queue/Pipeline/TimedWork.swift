@@ -1,0 +1,24 @@
+import Dispatch
+
+/// What the queue's one timer starts: the jobs of its ``Timetable`` that are due.
+extension RequestQueue {
+    /// Runs the due jobs; the alarm is re-armed for the next one under the same lock.
+    func runDueJobs() {
+        let now = Self.now()
+        for job in state.withLock({ $0.takeDueJobs(now: now) }) {
+            switch job {
+            case .deadline(let id):
+                // Whatever it is doing: running, backing off before a retry, or waiting for credentials.
+                end(id, with: .timedOut)
+            case .resume(let attempt):
+                resumeAfterBackoff(attempt)
+            case .pollProgress:
+                pollProgress()
+            case .sweepObservers:
+                state.withLock { $0.sweepTypeObservers(now: now) }
+            case .watchDeferredStart:
+                if state.withLock({ $0.watchDeferredStart(now: now) }) { runStartLoop() }
+            }
+        }
+    }
+}

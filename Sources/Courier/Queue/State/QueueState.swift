@@ -1,0 +1,355 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Everything a ``RequestQueue`` knows about its requests and observers, guarded by one lock.
+///
+/// It composes the parts that each keep one concern's invariants — ``EntryTable`` (active
+/// requests), ``Admission`` (waiting lists, slots), ``DeferredStart``, ``Timetable`` (deadlines
+/// and all other timed work, behind one ``Alarm``), ``CredentialRefresh``, ``ResultRetention``,
+/// ``ProgressWatch`` and ``TypeObserverTable`` — and each method below is one atomic step of a
+/// request's life. The parts are private: nothing outside writes them. The queue never holds
+/// the lock while it calls user code (delegates, parameters' encoders, observers) or a transport.
+struct QueueState {
+    /// Intervals of the queue's periodic work.
+    struct Timing: Sendable {
+        /// How often dead type observers are swept while any are registered, in seconds.
+        var sweepInterval: Double = 2
+        /// How long an observer may keep a request it added from starting, in nanoseconds:
+        /// then the watchdog starts it (an observer that adds a request and then waits for it
+        /// must not hang). Tests that check what happens within one observer block raise it.
+        var deferredStartPatience: UInt64 = 10_000_000
+        /// How often observed transfers are read for progress, in nanoseconds.
+        var progressPollInterval: UInt64 = 50_000_000
+    }
+
+    /// A request's terminal result, taken out of the state exactly once, with everyone to tell.
+    struct Claim: Sendable {
+        let id: RequestID
+        let result: AnyResult
+        let box: any AnyRequestBox
+        let urlRequest: URLRequest?
+        let task: (any TransportTask)?
+        let idObservers: [IDObserver]
+        let typeObservers: [TypeObserver]
+        let completion: IDObserver?
+        let temporaryFile: URL?
+        let metrics: RequestMetrics
+        let progressObservers: [ProgressObserver]
+    }
+
+    let timing: Timing
+    private let alarm: Alarm
+    private var entries = EntryTable<Entry>()
+    private var admission: Admission
+    private var deferredStart = DeferredStart()
+    private var timetable = Timetable()
+    private var refresh = CredentialRefresh()
+    private var retention: ResultRetention
+    private var progress = ProgressWatch()
+    private var typeObservers = TypeObserverTable()
+
+    init(limit: Int, resultRetentionCount: Int, resultRetentionInterval: Double, timing: Timing, alarm: Alarm) {
+        admission = Admission(limit: limit)
+        retention = ResultRetention(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
+        self.timing = timing
+        self.alarm = alarm
+    }
+
+    // MARK: - Adding and starting
+
+    /// Adds a request to the end of its priority's waiting list and returns its new ID.
+    mutating func enqueue(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
+                          completion: IDObserver?) -> RequestID {
+        // The ID is drawn under the lock so that waiting order and ID order agree.
+        let id = RequestID.next()
+        entries.insert(Entry(box: box, priority: priority, owner: owner, completion: completion,
+                             metrics: RequestMetrics(id: id, addedAt: Date())), for: id)
+        admission.append(id, priority: priority)
+        return id
+    }
+
+    /// Claims the next run of the start loop; false when one is due already, or none is needed.
+    mutating func claimStartRun() -> Bool {
+        admission.claimRun()
+    }
+
+    /// Leaves the claimed run to the delivery block running on this thread, with the watchdog
+    /// set to take it over if the block does not end in time.
+    mutating func deferStartRun(now: UInt64) {
+        deferredStart.deferRun(now: now)
+        schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience)
+    }
+
+    /// Takes a deferred run back when its block ends; false when the watchdog took it first.
+    mutating func takeDeferredStartRun() -> Bool {
+        deferredStart.take()
+    }
+
+    /// The watchdog's look at the deferred run: true when it takes the run over.
+    mutating func watchDeferredStart(now: UInt64) -> Bool {
+        switch deferredStart.check(now: now, patience: timing.deferredStartPatience) {
+        case .takeOver: return true
+        case .lookAgain: schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience)
+        case .stop: break
+        }
+        return false
+    }
+
+    enum Start {
+        /// A new request: make its URL request.
+        case new(RequestID, any AnyRequestBox)
+        /// A request coming back after a pause: send this attempt.
+        case resume(Attempt)
+        /// The next request writes its body to disk, which must not happen on the calling
+        /// thread: the run goes on from the start queue (the request stays first in line).
+        case handOff
+    }
+
+    /// The next waiting request of the claimed run, with a slot for it; nil ends the run.
+    /// - Parameter onCallingThread: The run is on a caller's thread (an observer's or `send`'s),
+    ///   not on the start queue: a request whose preparation writes a body file is handed off.
+    mutating func nextToStart(onCallingThread: Bool = false) -> Start? {
+        let table = entries
+        let next = admission.next { id in
+            // A request cancelled while waiting has no entry left, or ended and came back.
+            guard let entry = table[id], case .waiting = entry.phase else { return .skip }
+            return onCallingThread && entry.resume == nil && entry.box.preparesSlowly ? .handOff : .start
+        }
+        switch next {
+        case nil: return nil
+        case .handOff: return .handOff
+        case .start(let id):
+            let entry = table[id]!
+            let resume = entry.resume
+            entry.phase = .preparing
+            entry.resume = nil
+            return resume.map { .resume($0) } ?? .new(id, entry.box)
+        }
+    }
+
+    /// Gives a slot back.
+    mutating func releaseSlot() {
+        admission.releaseSlot()
+    }
+
+    /// Gives a slot back and claims the next run of the start loop, in one step (this runs once
+    /// per request).
+    mutating func releaseSlotAndClaimStartRun() -> Bool {
+        admission.releaseSlot()
+        return admission.claimRun()
+    }
+
+    // MARK: - Attempts
+
+    /// Marks a prepared request as running, with its deadline (uptime in nanoseconds) if any.
+    /// Returns false when it ended meanwhile (it was cancelled): then it must not be sent.
+    mutating func attach(_ task: any TransportTask, urlRequest: URLRequest, temporaryFile: URL?,
+                         deadline: UInt64?, attempt: Int, to id: RequestID) -> Bool {
+        guard let entry = entries[id] else { return false }
+        entry.phase = .running(task, urlRequest)
+        entry.metrics.attempts = attempt
+        if entry.metrics.startedAt == nil { entry.metrics.startedAt = Date() }
+        if let temporaryFile { entry.temporaryFile = temporaryFile }
+        if let deadline {
+            let table = entries
+            timetable.purgeDeadlines(liveCount: table.count) { table[$0] != nil }
+            schedule(.deadline(id), at: deadline)
+        }
+        return true
+    }
+
+    /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
+    mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?, redirected: Bool) {
+        guard let entry = entries[id] else { return }
+        entry.metrics.bytesSent += bytesSent
+        entry.metrics.bytesReceived += bytesReceived
+        if let statusCode { entry.metrics.statusCode = statusCode }
+        if redirected { entry.metrics.redirects += 1 }
+    }
+
+    /// Holds a request that will be sent again, out of any slot, until ``resume(_:)``.
+    /// Returns false when it ended meanwhile.
+    mutating func pause(_ attempt: Attempt) -> Bool {
+        guard let entry = entries[attempt.id] else { return false }
+        entry.phase = .paused(attempt.current.urlRequest)
+        return true
+    }
+
+    /// Resumes a paused request as `attempt` once its backoff has passed (`due`, uptime in nanoseconds).
+    mutating func scheduleResume(_ attempt: Attempt, at due: UInt64) {
+        schedule(.resume(attempt), at: due)
+    }
+
+    /// Puts a paused request first in the waiting list, to be sent as `attempt`. Returns whether
+    /// the caller must run the start loop (false too when the request ended meanwhile).
+    mutating func resume(_ attempt: Attempt) -> Bool {
+        guard let entry = entries[attempt.id], case .paused = entry.phase else { return false }
+        entry.phase = .waiting
+        entry.resume = attempt
+        admission.prepend(attempt.id, priority: entry.priority)
+        return admission.claimRun()
+    }
+
+    // MARK: - Credentials refresh
+
+    /// The authenticator's credentials generation, for an attempt about to be sent.
+    var credentialGeneration: Int { refresh.generation }
+
+    enum RefreshDecision: Equatable {
+        /// Newer credentials exist already: `retry` is waiting; run the start loop if true.
+        case retried(startRun: Bool)
+        /// It waits for the refresh in progress.
+        case waiting
+        /// It waits; the caller must start the refresh.
+        case startRefresh
+        /// It ended meanwhile.
+        case ended
+    }
+
+    /// Takes a request whose credentials the server refused, to be sent again as `retry` once
+    /// credentials are fresh.
+    mutating func credentialsRefused(_ attempt: Attempt, retry: Attempt) -> RefreshDecision {
+        guard pause(attempt) else { return .ended }
+        switch refresh.refused(attempt) {
+        case .retryNow: return .retried(startRun: resume(retry))
+        case .wait: return .waiting
+        case .startRefresh: return .startRefresh
+        }
+    }
+
+    /// Ends the refresh; returns the attempts that waited for it.
+    mutating func finishRefresh(succeeded: Bool) -> [Attempt] {
+        refresh.finish(succeeded: succeeded)
+    }
+
+    // MARK: - Timed work
+
+    /// Takes the jobs that are due, and arms the alarm for the next one.
+    mutating func takeDueJobs(now: UInt64) -> [Timetable.Job] {
+        let (jobs, next) = timetable.takeDue(now: now)
+        if let next { alarm.arm(at: next) }
+        return jobs
+    }
+
+    private mutating func schedule(_ job: Timetable.Job, at due: UInt64) {
+        if let armAt = timetable.schedule(job, at: due) { alarm.arm(at: armAt) }
+    }
+
+    // MARK: - Ending
+
+    func isActive(_ id: RequestID) -> Bool {
+        entries[id] != nil
+    }
+
+    func isFinished(_ id: RequestID) -> Bool {
+        entries[id] == nil && !retention.isDelivering(id)
+    }
+
+    /// Ends a request with `result`, unless it has already ended. This is the one place a
+    /// request ends, which is what makes every result exactly-once.
+    mutating func claim(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?, now: UInt64) -> Claim? {
+        guard let entry = entries.remove(id) else { return nil }
+        var task: (any TransportTask)?
+        var sentRequest = urlRequest
+        switch entry.phase {
+        case .running(let runningTask, let runningRequest):
+            task = runningTask
+            sentRequest = sentRequest ?? runningRequest
+        case .paused(let pausedRequest):
+            sentRequest = sentRequest ?? pausedRequest
+            refresh.forget(id)
+        case .waiting, .preparing:
+            break
+        }
+        retention.ended(id, with: result, now: now)
+        var metrics = entry.metrics
+        metrics.finishedAt = Date()
+        return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
+                     idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
+                     completion: entry.completion, temporaryFile: entry.temporaryFile, metrics: metrics,
+                     progressObservers: progress.forget(id))
+    }
+
+    /// Ends at once every request for which `isIncluded` holds (all by default), oldest first.
+    mutating func claimAll(result: AnyResult, now: UInt64, where isIncluded: (Entry) -> Bool = { _ in true }) -> [Claim] {
+        entries.ids(where: isIncluded).compactMap { claim($0, result: result, urlRequest: nil, now: now) }
+    }
+
+    /// Marks a result as delivered; returns the observers that came while it was on its way.
+    mutating func markDelivered(_ id: RequestID) -> [IDObserver] {
+        retention.delivered(id)
+    }
+
+    // MARK: - Observers
+
+    enum ObserverRegistration {
+        case registered
+        case deliverNow(AnyResult)
+    }
+
+    /// Registers an ID observer, or returns what it must be told at once.
+    mutating func addObserver(_ observer: @escaping IDObserver, for id: RequestID,
+                              expecting type: ObjectIdentifier, typeName: () -> String, now: UInt64) -> ObserverRegistration {
+        if let entry = entries[id] {
+            guard entry.box.responseType == type else {
+                return .deliverNow(.failure(.responseTypeMismatch(expected: typeName(), actual: entry.box.responseTypeName)))
+            }
+            entry.idObservers.append(observer)
+            return .registered
+        }
+        switch retention.observe(id, with: observer, now: now) {
+        case .joined: return .registered
+        case .kept(let result): return .deliverNow(result)
+        case .unavailable: return .deliverNow(.failure(.resultUnavailable(id)))
+        }
+    }
+
+    /// Adds a progress observer; false when the request is not active (it ended, or is unknown).
+    mutating func addProgressObserver(_ observer: ProgressObserver, for id: RequestID, now: UInt64) -> Bool {
+        guard entries[id] != nil else { return false }
+        progress.watch(id, with: observer)
+        schedule(.pollProgress, at: now &+ timing.progressPollInterval)
+        return true
+    }
+
+    /// The running tasks whose progress is observed, with their observers; the next poll is
+    /// scheduled while any are observed.
+    mutating func pollProgress(now: UInt64) -> [(any TransportTask, [ProgressObserver])] {
+        guard !progress.isEmpty else { return [] }
+        schedule(.pollProgress, at: now &+ timing.progressPollInterval)
+        let table = entries
+        return progress.watched.compactMap { id, observers in
+            guard let entry = table[id], case .running(let task, _) = entry.phase else { return nil }
+            return (task, observers)
+        }
+    }
+
+    /// Adds an observer of every result of a response type, with the sweep of dead ones scheduled.
+    mutating func addTypeObserver(_ observer: TypeObserver, for type: ObjectIdentifier, now: UInt64) {
+        typeObservers.add(observer, for: type)
+        schedule(.sweepObservers, at: now &+ UInt64(timing.sweepInterval * 1e9))
+    }
+
+    mutating func removeTypeObservers(type: ObjectIdentifier?, owner: AnyObject) {
+        typeObservers.remove(type: type, owner: owner)
+    }
+
+    /// Drops type observers whose owner is gone, releasing their handlers; sweeps again later
+    /// while any are left.
+    mutating func sweepTypeObservers(now: UInt64) {
+        typeObservers.sweep()
+        if typeObservers.count > 0 { schedule(.sweepObservers, at: now &+ UInt64(timing.sweepInterval * 1e9)) }
+    }
+
+    // MARK: - Sizes, for tests
+
+    /// How many type observers the queue holds, dead or alive.
+    var typeObserverCount: Int { typeObservers.count }
+
+    /// Sizes of the per-request tables, for tests that check they stay bounded.
+    var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
+        (entries.count, admission.waitingCount, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
+    }
+}
