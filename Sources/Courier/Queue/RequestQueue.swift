@@ -128,8 +128,8 @@ public final class RequestQueue: Sendable {
         alarm.stop()
         // Nothing may capture `self` here, so results are delivered without delegates.
         let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
-        // Not here: the last reference may go on URLSession's own delegate queue, where
-        // invalidating the session crashes the process on Linux.
+        // Not here: the last reference may go on a transport's own queue, and on Linux
+        // invalidating a URLSession from its delegate queue crashes the process.
         let transport = self.transport
         DispatchQueue.global().async { transport.invalidate() }
         for claim in claims {

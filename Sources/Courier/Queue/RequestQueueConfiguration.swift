@@ -5,7 +5,7 @@ import FoundationNetworking
 #endif
 
 /// How a ``RequestQueue`` works: where results are delivered, how many requests run at once,
-/// timeouts, and the URLSession settings.
+/// timeouts, and the settings handed to the transport.
 ///
 /// ```swift
 /// var config = RequestQueueConfiguration.default
@@ -31,8 +31,10 @@ public struct RequestQueueConfiguration: Sendable {
     /// The queue enforces it itself, since Linux's URLSession ignores `URLRequest.timeoutInterval`.
     public var timeoutInterval: TimeInterval = 60
 
-    /// The URLSession settings (cookies, cache, extra headers, proxies…). Default: `.default`.
-    /// The queue makes its own session from a copy; changing this object afterwards has no effect.
+    /// The session settings (cookies, cache, extra headers, proxies…) handed to the transport as
+    /// ``TransportSettings/sessionConfiguration``. Default: `.default`. Courier's URLSession
+    /// transport honours them all; a custom transport documents which it honours. The transport
+    /// works from a copy: changing this object afterwards has no effect.
     public var sessionConfiguration: URLSessionConfiguration = .default
 
     /// How many finished results the queue keeps for observers added after their
@@ -62,8 +64,8 @@ public struct RequestQueueConfiguration: Sendable {
     /// The largest response body accepted, in bytes; a larger one ends its request with
     /// ``RequestError/responseTooLarge(limit:)`` as soon as it is known (from `Content-Length`,
     /// or while the body arrives), without buffering the rest. Default: `nil`, no limit.
-    /// A limit makes the queue receive bodies through URLSession's delegate, which on Linux
-    /// costs throughput (see BENCHMARKS.md); leave it `nil` where speed matters most.
+    /// With a limit, the URLSession transport receives bodies through its session's delegate,
+    /// which on Linux costs throughput (see BENCHMARKS.md); leave it `nil` where speed matters most.
     public var maximumResponseSize: Int?
 
     /// Where requests go. Default: ``RequestTransport/network``; ``RequestTransport/fixtures(_:)``

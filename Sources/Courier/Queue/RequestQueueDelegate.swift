@@ -30,7 +30,7 @@ public protocol RequestQueueDelegate: Sendable {
     /// URL, body, method) is what goes on the wire.
     func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest)
 
-    /// Called once a request has been handed to URLSession.
+    /// Called once a request has been handed to the transport.
     func requestQueue(_ queue: RequestQueue, didSend request: URLRequest)
 
     /// Called when a request ends with an error, whatever the error. `request` is `nil`

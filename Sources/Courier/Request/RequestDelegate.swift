@@ -10,7 +10,7 @@ import FoundationNetworking
 public protocol RequestDelegate {
     /// Called just before the request is sent. Changes to `urlRequest` are what goes on the wire.
     func requestWillSend(_ urlRequest: inout URLRequest)
-    /// Called once the request has been handed to URLSession.
+    /// Called once the request has been handed to the transport.
     func requestDidSend(_ urlRequest: URLRequest)
     /// Called when the request ends with an error. `urlRequest` is `nil` when it failed
     /// before a URL request could be made (an invalid URL or parameters, or it was

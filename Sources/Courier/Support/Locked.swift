@@ -2,11 +2,11 @@ import Foundation
 
 /// A value guarded by a lock: the one lock type Courier uses for shared state.
 ///
-/// Why not `Synchronization.Mutex`: on Linux (Swift 6.3.1) ThreadSanitizer cannot see
-/// `Mutex`'s synchronisation and reports false races on every value it guards, which would
-/// make `swift test --sanitize=thread` useless for finding real ones. `NSLock` is a pthread
-/// mutex, which ThreadSanitizer understands, and it is as fast uncontended (about 14 ns
-/// against 22 ns measured here). The value is only ever reached inside `withLock`, which is
+/// Why not `Synchronization.Mutex`: on Linux ThreadSanitizer cannot see `Mutex`'s
+/// synchronisation and reports false races on every value it guards (see the Linux notes),
+/// which would make `swift test --sanitize=thread` useless for finding real ones. `NSLock` is a
+/// pthread mutex, which ThreadSanitizer understands, and it is at least as fast uncontended
+/// (BENCHMARKS.md's analysis). The value is only ever reached inside `withLock`, which is
 /// what makes the `@unchecked Sendable` sound.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()

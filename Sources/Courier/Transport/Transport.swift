@@ -215,7 +215,7 @@ public struct TransportSettings: Sendable {
 }
 
 extension RequestError {
-    /// The error for a URLSession failure.
+    /// The error for a `URLError`: its cancelled, timed-out and too-large codes become Courier's own cases.
     init(_ error: URLError, maximumResponseSize: Int? = nil) {
         switch error.code {
         case .cancelled: self = .cancelled

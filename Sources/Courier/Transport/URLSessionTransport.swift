@@ -8,7 +8,7 @@ import FoundationNetworking
 /// Data flows through completion handlers, the fastest path of Linux's URLSession (tasks driven
 /// by delegate callbacks ran at about half the requests per second, with far more new
 /// connections). The session's delegate only answers redirects and authentication challenges,
-/// which completion-handler tasks still ask about; measured here, that costs no throughput.
+/// which completion-handler tasks still ask about; that costs no throughput (BENCHMARKS.md's analysis).
 final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate

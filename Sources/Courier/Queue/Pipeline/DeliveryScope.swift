@@ -11,14 +11,14 @@ import Darwin
 /// A block of observer calls running on a background callback queue's thread.
 ///
 /// A request added from an observer would otherwise start on the queue's start queue, which
-/// wakes another thread. Measured on Linux (2 cores, `perf stat`), that third thread per request
-/// (completion → callback → start) made the scheduler migrate threads between cores several
-/// times as often as raw URLSession with a starter queue (1,900–7,500 against 180–3,850 per 5,000
-/// requests; 46–300 with this scope), and cost 10–20 % of the requests per second. Inside a scope,
+/// wakes another thread. On Linux that third thread per request (completion → callback → start)
+/// made the scheduler migrate threads between cores several times as often as raw URLSession
+/// does, and cost requests per second (the figures are in BENCHMARKS.md's analysis). Inside a scope,
 /// `add` leaves the start to the end of the block, where it runs on this same thread (inside the
 /// queue's start queue, so delegates still run there), after the observers have returned: no
 /// thread hop, and no user code (and no lock it holds) is below it. An observer that does not
-/// return within `RequestQueue.deferredStartPatience` (10 ms) loses the start to the queue's watchdog.
+/// return within the queue's deferred-start patience (`QueueState.Timing`) loses the start to the
+/// queue's watchdog.
 ///
 /// The main thread never gets a scope: requests are not prepared on it.
 final class DeliveryScope {
