@@ -12,7 +12,8 @@
 #    members that implement a protocol requirement, are a default implementation of one or
 #    override a superclass member and inherit its documentation: their pages show it (or link to
 #    it), so the requirement is what needs the comment, and it is checked itself. A default
-#    implementation that inherits nothing (one in a constrained extension) is listed.
+#    implementation that inherits nothing though its requirement is documented (one in a
+#    constrained extension) is listed: docc would show nothing for it.
 # 3. Runs `docc convert` on Sources/Courier/Courier.docc with those symbol graphs and fails on
 #    any warning (docc's --warnings-as-errors, and a scan of its output to be sure).
 #
@@ -95,6 +96,9 @@ origins = {r["source"]: r["sourceOrigin"] for r in relationships if r.get("sourc
 implemented = {r["source"]: r for r in relationships
                if r["kind"] in ("defaultImplementationOf", "overrides")}
 
+def text(symbol):
+    return "".join(line.get("text", "") for line in symbol.get("docComment", {}).get("lines", [])).strip()
+
 def inherited(identifier, comment):
     """Whether the extractor copied this comment from the symbol's source origin."""
     if identifier not in origins:
@@ -116,11 +120,15 @@ for identifier, symbol in symbols.items():
         continue
     comment = symbol.get("docComment", {})
     lines = comment.get("lines", [])
-    text = "".join(line.get("text", "") for line in lines).strip()
-    if identifier in origins and (not text or inherited(identifier, comment)):
+    requirement = symbols.get(implemented.get(identifier, {}).get("target"))
+    if identifier in origins and (not text(symbol) or inherited(identifier, comment)):
         counts["inheriting"] += 1
-    elif text:
+    elif text(symbol):
         counts["documented"] += 1
+    elif requirement is not None and not text(requirement):
+        # A default implementation of an undocumented Courier requirement: the requirement is
+        # listed, and its comment is what this one would show. No second comment is asked for.
+        counts["inheriting"] += 1
     else:
         path = os.path.relpath(unquote(urlparse(location["uri"]).path), root)
         line = location["position"]["line"] + 1  # symbol graph positions count from 0
