@@ -4,9 +4,9 @@
 # Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
 # gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port and an upload sink
 # (Scripts/upload_sink.py) on another, waits until they answer, runs `swift test` with their
-# URLs in the environment, then the suite again under ThreadSanitizer, and stops the servers
-# whatever happens. Extra arguments go to a single `swift test` run instead (for example:
-# Scripts/test.sh --filter Integration).
+# URLs in the environment, then the suite again under ThreadSanitizer, then Scripts/docs.sh (the
+# documentation, warnings as errors), and stops the servers whatever happens. Extra arguments go
+# to a single `swift test` run instead (for example: Scripts/test.sh --filter Integration).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,6 +81,12 @@ swift test 2>&1 | tee -a "$results"
 echo "==> swift test --sanitize=thread"
 swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
 
+# The documentation: DocC catalog and documentation comments, any warning an error. Its output
+# stays out of $results; a failure fails the run after the test summary below.
+echo "==> Scripts/docs.sh"
+docs_status=0
+Scripts/docs.sh || docs_status=$?
+
 # One closing line for both runs (Swift Testing's own summary, printed last, counts only its tests).
 awk '/Test Suite .(All tests|Selected tests). (passed|failed)/ { whole = 1; next }
      whole && /Executed [0-9]+ tests?, with/ {
@@ -90,3 +96,7 @@ awk '/Test Suite .(All tests|Selected tests). (passed|failed)/ { whole = 1; next
          whole = 0
      }
      END { printf "Tests: %d passed, %d failed, %d skipped\n", total - failed - skipped, failed, skipped }' "$results"
+if [ "$docs_status" != 0 ]; then
+    echo "Documentation: Scripts/docs.sh failed (its findings are above)" >&2
+    exit "$docs_status"
+fi

@@ -15,6 +15,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// The response body's announced size, or a negative number when unknown.
     public var totalBytesToReceive: Int64
 
+    /// Creates a progress value; the defaults describe a transfer that has not started and whose
+    /// sizes are unknown.
     public init(bytesSent: Int64 = 0, totalBytesToSend: Int64 = -1, bytesReceived: Int64 = 0, totalBytesToReceive: Int64 = -1) {
         self.bytesSent = bytesSent
         self.totalBytesToSend = totalBytesToSend
