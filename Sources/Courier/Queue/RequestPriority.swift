@@ -6,8 +6,11 @@
 /// queue.add(ProfileRequest(), priority: .high)   // starts before every waiting .normal and .low
 /// ```
 public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable {
+    /// Starts after every waiting `.normal` and `.high` request: prefetching, thumbnails.
     case low
+    /// The default.
     case normal
+    /// Starts before every waiting `.normal` and `.low` request: what the user is waiting for.
     case high
 
     public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool {

@@ -34,6 +34,17 @@ public struct RetryPolicy: Sendable {
     /// Whether a `Retry-After` header (seconds or an HTTP date) sets the delay. Default: true.
     public var honorsRetryAfter: Bool
 
+    /// Creates a policy; every parameter defaults to the value its property documents.
+    /// - Parameters:
+    ///   - maximumAttempts: Attempts in all, the first included. Default: 3.
+    ///   - methods: Methods that may be retried. Default: the idempotent ones.
+    ///   - statusCodes: Response statuses that are retried. Default: 408, 429, 500, 502, 503, 504.
+    ///   - urlErrorCodes: Transport errors that are retried. Default: connection refused, lost or
+    ///     reset, host not found, not connected.
+    ///   - baseDelay: The first retry's delay in seconds, doubled for each further one. Default: 0.5.
+    ///   - maximumDelay: The longest delay in seconds. Default: 30.
+    ///   - jitter: The random share of each delay, 0 to 1. Default: 0.5.
+    ///   - honorsRetryAfter: Whether `Retry-After` sets the delay. Default: true.
     public init(
         maximumAttempts: Int = 3,
         methods: Set<HTTPMethod> = [.get, .head, .put, .delete, .options, .trace],

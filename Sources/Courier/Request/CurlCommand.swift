@@ -53,8 +53,10 @@ extension RequestQueue {
     /// ```swift
     /// print(try queue.curlCommand(for: LogInRequest(parameters: credentials)))
     /// ```
-    /// - Parameter revealingSecrets: Whether to print `Authorization`, `Cookie` and the
-    ///   configuration's ``RequestQueueConfiguration/sensitiveHeaders``. Default: false.
+    /// - Parameters:
+    ///   - request: The request to describe; it is not sent.
+    ///   - revealingSecrets: Whether to print `Authorization`, `Cookie` and the
+    ///     configuration's ``RequestQueueConfiguration/sensitiveHeaders``. Default: false.
     public func curlCommand<R: Request>(for request: R, revealingSecrets: Bool = false) throws(RequestError) -> String {
         let prepared = try builder.prepare(request)
         defer { prepared.removeTemporaryFiles() }

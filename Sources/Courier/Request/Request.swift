@@ -57,5 +57,6 @@ extension Request {
 }
 
 extension Request where ParametersType == EmptyParameters {
+    /// No parameters: requests without any need not declare `parameters`.
     public var parameters: EmptyParameters { EmptyParameters() }
 }
