@@ -9,7 +9,9 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Courier"),
+        .target(name: "Courier", dependencies: ["CourierCurl"]),
+        // libcurl loaded at run time with declarations of Courier's own: no curl headers needed to build.
+        .target(name: "CourierCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(
             name: "CourierExample",
             dependencies: ["Courier"],

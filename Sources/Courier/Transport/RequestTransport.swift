@@ -11,6 +11,8 @@ import Foundation
 public struct RequestTransport: Sendable {
     enum Kind: Sendable {
         case network
+        case urlSession
+        case curl
         case fixtures(FixtureTransport)
         case recording(URL)
         case custom(@Sendable (TransportSettings) -> any Transport)
@@ -18,8 +20,29 @@ public struct RequestTransport: Sendable {
 
     let kind: Kind
 
-    /// URLSession, with the queue's session configuration. The default.
+    /// The network, through the best transport of the platform. The default.
+    ///
+    /// Today that is URLSession everywhere; ``curl`` is the faster choice on Linux.
     public static let network = RequestTransport(kind: .network)
+
+    /// URLSession, with the queue's session configuration.
+    public static let urlSession = RequestTransport(kind: .urlSession)
+
+    /// Courier's own transport on libcurl's multi interface (Linux): the `libcurl.so.4` that
+    /// FoundationNetworking loads, driven from one thread of Courier's own. Where libcurl cannot be
+    /// used (see ``curlUnavailableReason``), the queue uses URLSession instead.
+    public static let curl = RequestTransport(kind: .curl)
+
+    /// Why ``curl`` cannot be used in this process (libcurl missing or older than 7.68, or not
+    /// Linux), or `nil` when it can.
+    public static var curlUnavailableReason: String? {
+        #if os(Linux)
+        if case .failure(let reason) = CurlLibrary.availability { return reason.description }
+        return nil
+        #else
+        return "the curl transport is for Linux; Apple platforms use URLSession"
+        #endif
+    }
 
     /// Answers from fixtures, never touching the network.
     public static func fixtures(_ fixtures: FixtureTransport) -> RequestTransport {
@@ -50,10 +73,36 @@ public struct RequestTransport: Sendable {
     /// Makes the transport for a queue with these settings.
     func make(_ settings: TransportSettings) -> any Transport {
         switch kind {
-        case .network: URLSessionTransport(settings: settings)
+        case .network, .urlSession: URLSessionTransport(settings: settings)
+        case .curl: Self.curlOrURLSession(settings)
         case .fixtures(let fixtures): fixtures
         case .recording(let directory): FixtureRecorder(network: URLSessionTransport(settings: settings), directory: directory)
         case .custom(let makeTransport): makeTransport(settings)
         }
+    }
+
+    /// The curl transport, or URLSession with the reason said once on standard error.
+    private static func curlOrURLSession(_ settings: TransportSettings) -> any Transport {
+        #if os(Linux)
+        switch CurlTransport.make(settings: settings) {
+        case .success(let transport): return transport
+        case .failure(let reason): fallbackNotice.report(reason.description)
+        }
+        #else
+        fallbackNotice.report(curlUnavailableReason ?? "")
+        #endif
+        return URLSessionTransport(settings: settings)
+    }
+
+    private static let fallbackNotice = OnceNotice()
+}
+
+/// Says something on standard error once per process.
+private final class OnceNotice: Sendable {
+    private let said = Once()
+
+    func report(_ reason: String) {
+        guard said.take() else { return }
+        FileHandle.standardError.write(Data("Courier: using URLSession instead of the curl transport: \(reason)\n".utf8))
     }
 }

@@ -33,6 +33,7 @@ final class FaultStressTests: XCTestCase {
         configuration.callbackQueue = DispatchQueue(label: "fault-stress.callbacks")
         configuration.maxConcurrentRequests = 32
         configuration.timeoutInterval = 10
+        configuration.transport = HTTPBin.transport
         let queue = RequestQueue(configuration: configuration, baseURL: server.url)
 
         let total = 5_000

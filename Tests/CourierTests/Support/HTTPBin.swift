@@ -40,10 +40,22 @@ enum HTTPBin {
         return RequestError.invalidURL("", reason: message)
     }
 
+    /// The network transport the integration tests run through: `COURIER_TEST_TRANSPORT=curl`
+    /// or `urlsession` (Scripts/test.sh runs the suite once with each on Linux); the default
+    /// network transport otherwise.
+    static var transport: RequestTransport {
+        switch ProcessInfo.processInfo.environment["COURIER_TEST_TRANSPORT"] {
+        case "curl": .curl
+        case "urlsession": .urlSession
+        default: .network
+        }
+    }
+
     /// A queue for integration tests, delivering on the tests' callback queue.
     static func queue(delegate: (any RequestQueueDelegate)? = nil, maxConcurrent: Int = 6,
                       configure: (inout RequestQueueConfiguration) -> Void = { _ in }) throws -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
+        configuration.transport = transport
         configuration.callbackQueue = TestQueues.callbacks
         configuration.maxConcurrentRequests = maxConcurrent
         configuration.timeoutInterval = 20

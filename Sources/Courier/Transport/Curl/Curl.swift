@@ -1,0 +1,339 @@
+#if os(Linux)
+import CourierCurl
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The one Swift file that calls libcurl (through the CourierCurl C target). Everything unsafe
+// about it is here: raw handles, C callbacks and the pointers they carry.
+//
+// Why it is safe:
+// - every handle is used only on the transport's loop thread, except `CurlMulti.wake()`, which
+//   libcurl documents as safe from any thread (curl_multi_wakeup);
+// - a callback's context is an unretained pointer to the `CurlExchange` set on the easy handle;
+//   `CurlEasy` keeps that exchange alive (`exchange`) for as long as the handle may call it, and
+//   lets go of it only after the handle has left the multi handle;
+// - the buffers callbacks see are only read or written within the callback, never kept, and
+//   request bodies are copied into them (`CurlBodyReader`) within their bounds.
+
+/// libcurl as loaded at run time: its version, or why it cannot be used.
+enum CurlLibrary {
+    /// The version of the loaded libcurl ("7.88.1"), or why the curl transport cannot be used.
+    static let availability: Result<String, CurlUnavailable> = {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard courier_curl_load(&reason, reason.count) == 0 else {
+            return .failure(CurlUnavailable(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) },
+                                                                     as: UTF8.self)))
+        }
+        return .success(String(cString: courier_curl_version()))
+    }()
+
+    /// Whether libcurl speaks HTTP/2 (with nghttp2).
+    static var supportsHTTP2: Bool {
+        Int(courier_curl_features()) & COURIER_CURL_VERSION_HTTP2 != 0
+    }
+
+    /// libcurl's own description of a result code.
+    static func describe(_ code: Int32) -> String {
+        String(cString: courier_curl_easy_strerror(code))
+    }
+}
+
+/// Why the curl transport cannot be used in this process.
+struct CurlUnavailable: Error, Sendable, CustomStringConvertible {
+    let reason: String
+    var description: String { reason }
+}
+
+/// One easy handle, reused from transfer to transfer. Loop thread only.
+final class CurlEasy {
+    fileprivate let handle: OpaquePointer
+    /// Kept alive while the handle may call it back.
+    private var exchange: CurlExchange?
+    private var headerList: OpaquePointer?
+    /// libcurl writes its detailed message here when a transfer fails; it keeps the pointer.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: COURIER_CURL_ERROR_SIZE)
+
+    init?() {
+        guard let handle = courier_curl_easy_init() else { return nil }
+        self.handle = handle
+        errorBuffer.initialize(repeating: 0, count: COURIER_CURL_ERROR_SIZE)
+    }
+
+    deinit {
+        courier_curl_easy_cleanup(handle)
+        if let headerList { courier_curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    /// Options a transfer sets, with the value types libcurl expects.
+    enum Option {
+        case url(String)
+        case customMethod(String)
+        case noBody
+        case upload(size: Int64)
+        case acceptEncoding(String)
+        case userAgent(String)
+        case proxy(String)
+        case credentials(user: String, password: String)
+        case caFile(String)
+        case idleTimeout(seconds: Int)
+        case totalTimeout(milliseconds: Int)
+        case http2OverTLS
+    }
+
+    /// Starts from a clean handle (libcurl keeps connections in the multi handle, not here) and
+    /// sets what every Courier transfer needs: no signals, no redirects followed, the exchange's
+    /// callbacks, and libcurl's error message.
+    func prepare(for exchange: CurlExchange) {
+        courier_curl_easy_reset(handle)
+        self.exchange = exchange
+        errorBuffer[0] = 0
+        let context = Unmanaged.passUnretained(exchange).toOpaque()
+        setLong(COURIER_CURLOPT_NOSIGNAL, 1)
+        setLong(COURIER_CURLOPT_FOLLOWLOCATION, 0)
+        setPointer(COURIER_CURLOPT_WRITEDATA, context)
+        setPointer(COURIER_CURLOPT_HEADERDATA, context)
+        setPointer(COURIER_CURLOPT_READDATA, context)
+        courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_WRITEFUNCTION), curlWriteBody)
+        courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_HEADERFUNCTION), curlWriteHeader)
+        courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_READFUNCTION), curlReadBody)
+        setPointer(COURIER_CURLOPT_ERRORBUFFER, errorBuffer)
+    }
+
+    /// Sets an option; returns libcurl's result code (0 when it took it).
+    @discardableResult
+    func set(_ option: Option) -> Int32 {
+        switch option {
+        case .url(let url): return setString(COURIER_CURLOPT_URL, url)
+        case .customMethod(let method): return setString(COURIER_CURLOPT_CUSTOMREQUEST, method)
+        case .noBody: return setLong(COURIER_CURLOPT_NOBODY, 1)
+        case .upload(let size):
+            setLong(COURIER_CURLOPT_UPLOAD, 1)
+            return courier_curl_easy_setopt_offset(handle, Int32(COURIER_CURLOPT_INFILESIZE_LARGE), size)
+        case .acceptEncoding(let encodings): return setString(COURIER_CURLOPT_ACCEPT_ENCODING, encodings)
+        case .userAgent(let agent): return setString(COURIER_CURLOPT_USERAGENT, agent)
+        case .proxy(let proxy): return setString(COURIER_CURLOPT_PROXY, proxy)
+        case .credentials(let user, let password):
+            setLong(COURIER_CURLOPT_HTTPAUTH, COURIER_CURLAUTH_BASIC | COURIER_CURLAUTH_DIGEST)
+            setString(COURIER_CURLOPT_USERNAME, user)
+            return setString(COURIER_CURLOPT_PASSWORD, password)
+        case .caFile(let path): return setString(COURIER_CURLOPT_CAINFO, path)
+        case .idleTimeout(let seconds):
+            // Less than a byte per second for `seconds` ends the transfer: an idle timeout.
+            setLong(COURIER_CURLOPT_LOW_SPEED_LIMIT, 1)
+            return setLong(COURIER_CURLOPT_LOW_SPEED_TIME, seconds)
+        case .totalTimeout(let milliseconds): return setLong(COURIER_CURLOPT_TIMEOUT_MS, milliseconds)
+        case .http2OverTLS: return setLong(COURIER_CURLOPT_HTTP_VERSION, COURIER_CURL_HTTP_VERSION_2TLS)
+        }
+    }
+
+    /// Sets the request's header lines ("Name: value", or "Name:" to suppress one of libcurl's own).
+    func setHeaders(_ lines: [String]) {
+        if let headerList { courier_curl_slist_free_all(headerList) }
+        headerList = nil
+        for line in lines {
+            guard let list = courier_curl_slist_append(headerList, line) else { continue }
+            headerList = list
+        }
+        // libcurl keeps the list's pointer; it is freed when replaced, or with the handle.
+        courier_curl_easy_setopt_pointer(handle, Int32(COURIER_CURLOPT_HTTPHEADER), UnsafeRawPointer(headerList))
+    }
+
+    /// The last response's status code (0 when none arrived).
+    var responseCode: Int {
+        var code = 0
+        courier_curl_easy_getinfo_long(handle, Int32(COURIER_CURLINFO_RESPONSE_CODE), &code)
+        return code
+    }
+
+    /// libcurl's detailed message for the last failure, if it wrote one.
+    var errorMessage: String? {
+        let text = String(cString: errorBuffer)
+        return text.isEmpty ? nil : text
+    }
+
+    /// Lets go of the exchange once the handle has left the multi handle and will call nothing.
+    func finish() {
+        exchange = nil
+    }
+
+    @discardableResult
+    private func setLong(_ option: Int, _ value: Int) -> Int32 {
+        courier_curl_easy_setopt_long(handle, Int32(option), value)
+    }
+
+    @discardableResult
+    private func setPointer(_ option: Int, _ value: UnsafeMutableRawPointer?) -> Int32 {
+        courier_curl_easy_setopt_pointer(handle, Int32(option), value)
+    }
+
+    /// libcurl copies strings it is given (since 7.17), so a temporary C string is enough.
+    @discardableResult
+    private func setString(_ option: Int, _ value: String) -> Int32 {
+        courier_curl_easy_setopt_string(handle, Int32(option), value)
+    }
+}
+
+/// The multi handle that drives every transfer of one transport. Loop thread only, but for `wake`.
+final class CurlMulti {
+    private let handle: OpaquePointer
+
+    init?(maximumConnectionsPerHost: Int, connectionCache: Int) {
+        guard let handle = courier_curl_multi_init() else { return nil }
+        self.handle = handle
+        courier_curl_multi_setopt_long(handle, Int32(COURIER_CURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
+        // Sized so that the end of a burst does not close the connections it opened.
+        courier_curl_multi_setopt_long(handle, Int32(COURIER_CURLMOPT_MAXCONNECTS), connectionCache)
+    }
+
+    deinit {
+        courier_curl_multi_cleanup(handle)
+    }
+
+    /// A waker for other threads.
+    var waker: CurlWaker { CurlWaker(handle: handle) }
+
+    func add(_ easy: CurlEasy) -> Int32 {
+        courier_curl_multi_add_handle(handle, easy.handle)
+    }
+
+    func remove(_ easy: CurlEasy) {
+        courier_curl_multi_remove_handle(handle, easy.handle)
+    }
+
+    /// Moves every transfer on as far as it can go without waiting.
+    func perform() {
+        var running: Int32 = 0
+        courier_curl_multi_perform(handle, &running)
+    }
+
+    /// Waits for network activity, a wake-up or the timeout.
+    func poll(timeoutMilliseconds: Int32) {
+        courier_curl_multi_poll(handle, timeoutMilliseconds)
+    }
+
+    /// The next finished transfer's handle (as an identity to look up) and result code.
+    func nextFinished() -> (ObjectIdentifierOfEasy, Int32)? {
+        var easy: OpaquePointer?
+        var result: Int32 = 0
+        guard courier_curl_multi_next_done(handle, &easy, &result) == 1, let easy else { return nil }
+        return (ObjectIdentifierOfEasy(pointer: easy), result)
+    }
+}
+
+/// Names an easy handle by its address, to find its exchange when it finishes.
+struct ObjectIdentifierOfEasy: Hashable {
+    fileprivate let pointer: OpaquePointer
+
+    init(_ easy: CurlEasy) {
+        pointer = easy.handle
+    }
+
+    fileprivate init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+}
+
+/// Wakes the loop thread from any thread: the one libcurl call other threads make.
+struct CurlWaker: @unchecked Sendable {
+    // @unchecked: an OpaquePointer is not Sendable, but curl_multi_wakeup is documented as safe
+    // from any thread, and the multi handle outlives every waker (the loop ends only after the
+    // transport stopped handing wakers out and drained its work).
+    fileprivate let handle: OpaquePointer
+
+    func wake() {
+        courier_curl_multi_wakeup(handle)
+    }
+}
+
+// MARK: - Callbacks
+
+private func handler(_ context: UnsafeMutableRawPointer?) -> CurlExchange {
+    Unmanaged<CurlExchange>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let curlWriteBody: CourierCurlDataCallback = { buffer, size, count, context in
+    let length = size * count
+    guard handler(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) else { return 0 }
+    return length
+}
+
+private let curlWriteHeader: CourierCurlDataCallback = { buffer, size, count, context in
+    let length = size * count
+    guard handler(context).receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) else { return 0 }
+    return length
+}
+
+private let curlReadBody: CourierCurlDataCallback = { buffer, size, count, context in
+    guard let read = handler(context).readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) else {
+        return COURIER_CURL_READFUNC_ABORT
+    }
+    return read
+}
+
+// MARK: - Request bodies
+
+/// Reads a request body into libcurl's buffer: from memory, or from a file without loading it.
+struct CurlBodyReader {
+    private enum Source {
+        case none
+        case data(Data, offset: Int)
+        case file(descriptor: Int32, path: String)
+    }
+
+    private var source: Source
+    /// Why the last read failed, for the error message.
+    private(set) var failureDescription = ""
+
+    /// No body.
+    init() {
+        source = .none
+    }
+
+    init(data: Data) {
+        source = .data(data, offset: 0)
+    }
+
+    /// Opens `file`; nil when it cannot be opened (the reason is in `openError`).
+    init?(file: URL, openError: inout String) {
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            openError = String(cString: strerror(errno))
+            return nil
+        }
+        source = .file(descriptor: descriptor, path: file.path)
+    }
+
+    /// Copies the next bytes into `buffer`: how many (0 at the end), or nil on a read error.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        switch source {
+        case .none:
+            return 0
+        case .data(let data, let offset):
+            let count = min(buffer.count, data.count - offset)
+            guard count > 0 else { return 0 }
+            data.withUnsafeBytes { bytes in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]))
+            }
+            source = .data(data, offset: offset + count)
+            return count
+        case .file(let descriptor, let path):
+            while true {
+                let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                failureDescription = " from \(path): \(String(cString: strerror(errno)))"
+                return nil
+            }
+        }
+    }
+
+    /// Closes the file, if any; idempotent.
+    mutating func close() {
+        if case .file(let descriptor, _) = source { Glibc.close(descriptor) }
+        source = .none
+    }
+}
+#endif

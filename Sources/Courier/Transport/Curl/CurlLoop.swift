@@ -1,0 +1,180 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The thread that drives the curl transport's one multi handle, the way curl's own `--parallel`
+/// does: move every transfer on (`perform`), hand over the finished ones, then wait for the
+/// network, a timeout or a wake-up (`poll`).
+///
+/// Other threads never touch libcurl: they put commands in the inbox and wake the loop with
+/// `curl_multi_wakeup`, the one call libcurl allows from any thread. The loop runs no user code:
+/// completions go to the queue, which moves them to its own work queue.
+final class CurlLoop: Sendable {
+    enum Command: Sendable {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+    }
+
+    fileprivate struct Inbox {
+        var commands: [Command] = []
+        /// Set by the loop once its multi handle exists.
+        var waker: CurlWaker?
+        var stopped = false
+    }
+
+    private let inbox = Locked(Inbox())
+
+    init(options: CurlOptions) {
+        let inbox = self.inbox
+        let thread = Thread {
+            // The engine and its handles are made, used and freed on this thread only.
+            CurlEngine(options: options, inbox: inbox).run()
+        }
+        thread.name = "Courier.curl"
+        thread.start()
+    }
+
+    /// Hands a command to the loop. Returns false when the loop has stopped.
+    func submit(_ command: Command) -> Bool {
+        // The wake-up is made under the lock: the loop drops its waker under the same lock
+        // before it frees the multi handle, so no wake-up can reach a freed handle.
+        inbox.withLock { inbox in
+            guard !inbox.stopped else { return false }
+            inbox.commands.append(command)
+            inbox.waker?.wake()
+            return true
+        }
+    }
+
+    /// Ends every transfer with ``RequestError/cancelled`` and stops the thread.
+    func stop() {
+        inbox.withLock { inbox in
+            inbox.stopped = true
+            inbox.waker?.wake()
+        }
+    }
+
+    /// The loop thread's side.
+    fileprivate final class CurlEngine {
+        private struct Running {
+            let easy: CurlEasy
+            let exchange: CurlExchange
+        }
+
+        private let options: CurlOptions
+        private let inbox: Locked<Inbox>
+        private var running: [ObjectIdentifierOfEasy: Running] = [:]
+        private var byTransfer: [ObjectIdentifier: ObjectIdentifierOfEasy] = [:]
+        /// Easy handles kept for reuse.
+        private var idle: [CurlEasy] = []
+
+        init(options: CurlOptions, inbox: Locked<Inbox>) {
+            self.options = options
+            self.inbox = inbox
+        }
+
+        func run() {
+            // The connection cache outlives bursts: curl's default (4 × the handles in use)
+            // would close kept-alive connections every time a burst ends.
+            guard let multi = CurlMulti(maximumConnectionsPerHost: options.maximumConnectionsPerHost,
+                                        connectionCache: max(64, 4 * options.maximumConnectionsPerHost)) else {
+                return failEverything(with: CurlErrors.error(code: 2, message: "curl_multi_init failed", url: nil))
+            }
+            inbox.withLock { $0.waker = multi.waker }
+            while true {
+                let (commands, stopped) = inbox.withLock { inbox in
+                    defer { inbox.commands = [] }
+                    return (inbox.commands, inbox.stopped)
+                }
+                for command in commands {
+                    switch command {
+                    case .start(let transfer): start(transfer, on: multi)
+                    case .cancel(let transfer): cancel(transfer, on: multi)
+                    }
+                }
+                if stopped { return shutDown(multi) }
+                if !running.isEmpty {
+                    multi.perform()
+                    while let (id, code) = multi.nextFinished() { finish(id, code: code, on: multi) }
+                }
+                // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
+                multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
+            }
+        }
+
+        private func start(_ transfer: CurlTransfer, on multi: CurlMulti) {
+            guard !transfer.isCancelled else { return transfer.complete(.failure(.cancelled)) }
+            guard let easy = idle.popLast() ?? CurlEasy() else {
+                return transfer.complete(.failure(CurlErrors.error(code: 2, message: "curl_easy_init failed",
+                                                                  url: transfer.request.urlRequest.url)))
+            }
+            let exchange: CurlExchange
+            switch CurlSetup.configure(easy, for: transfer, options: options) {
+            case .success(let configured): exchange = configured
+            case .failure(let error):
+                recycle(easy)
+                return transfer.complete(.failure(error))
+            }
+            let code = multi.add(easy)
+            guard code == 0 else {
+                exchange.close()
+                recycle(easy)
+                return transfer.complete(.failure(CurlErrors.error(code: 2, message: "curl_multi_add_handle failed with \(code)",
+                                                                  url: transfer.request.urlRequest.url)))
+            }
+            let id = ObjectIdentifierOfEasy(easy)
+            running[id] = Running(easy: easy, exchange: exchange)
+            byTransfer[ObjectIdentifier(transfer)] = id
+        }
+
+        private func cancel(_ transfer: CurlTransfer, on multi: CurlMulti) {
+            guard let id = byTransfer.removeValue(forKey: ObjectIdentifier(transfer)),
+                  let entry = running.removeValue(forKey: id) else { return }
+            multi.remove(entry.easy)
+            entry.exchange.close()
+            recycle(entry.easy)
+            transfer.complete(.failure(.cancelled))
+        }
+
+        private func finish(_ id: ObjectIdentifierOfEasy, code: Int32, on multi: CurlMulti) {
+            guard let entry = running.removeValue(forKey: id) else { return }
+            byTransfer[ObjectIdentifier(entry.exchange.transfer)] = nil
+            multi.remove(entry.easy)
+            let result = entry.exchange.result(code: code, easy: entry.easy)
+            recycle(entry.easy)
+            entry.exchange.transfer.complete(result)
+        }
+
+        private func recycle(_ easy: CurlEasy) {
+            easy.finish()
+            if idle.count < 64 { idle.append(easy) }
+        }
+
+        private func shutDown(_ multi: CurlMulti) {
+            for (_, entry) in running {
+                multi.remove(entry.easy)
+                entry.exchange.close()
+                entry.easy.finish()
+                entry.exchange.transfer.complete(.failure(.cancelled))
+            }
+            running = [:]
+            byTransfer = [:]
+            idle = []
+            failEverything(with: .cancelled)
+        }
+
+        /// Ends whatever is still in the inbox, and refuses what comes later.
+        private func failEverything(with error: RequestError) {
+            let commands = inbox.withLock { inbox in
+                inbox.stopped = true
+                inbox.waker = nil
+                defer { inbox.commands = [] }
+                return inbox.commands
+            }
+            for case .start(let transfer) in commands { transfer.complete(.failure(error)) }
+        }
+    }
+}
+#endif

@@ -1,0 +1,121 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What the curl transport takes from ``TransportSettings``, worked out once when the transport
+/// is made (the session configuration is a mutable class; its values are read here, once).
+///
+/// Honoured from the session configuration: `httpAdditionalHeaders`, `timeoutIntervalForRequest`
+/// (as an idle timeout: less than a byte per second for that long), `timeoutIntervalForResource`,
+/// `httpMaximumConnectionsPerHost` (through ``TransportSettings/maximumConnectionsPerHost``),
+/// `httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies` and
+/// `connectionProxyDictionary` (HTTP and HTTPS proxies); without a proxy there, libcurl reads
+/// `http_proxy`, `https_proxy` and `no_proxy` from the environment. Not honoured: `urlCache`
+/// (Courier's own cache is planned), `requestCachePolicy`, `networkServiceType`,
+/// `allowsCellularAccess` and the other Apple-only settings, which mean nothing on Linux.
+struct CurlOptions: Sendable {
+    var maximumResponseSize: Int?
+    var maximumConnectionsPerHost: Int
+    /// The session's extra headers, sent unless the request sets the same name.
+    var additionalHeaders: [(name: String, value: String)]
+    var userAgent: String
+    /// Seconds with less than a byte per second before a transfer fails.
+    var idleTimeout: Int?
+    /// Milliseconds a transfer may take in all.
+    var resourceTimeout: Int?
+    var credentials: HTTPCredentials?
+    var httpProxy: String?
+    var httpsProxy: String?
+    var cookies: CurlCookies?
+
+    init(settings: TransportSettings, curlVersion: String) {
+        let session = settings.sessionConfiguration
+        maximumResponseSize = settings.maximumResponseSize
+        maximumConnectionsPerHost = max(1, settings.maximumConnectionsPerHost)
+        additionalHeaders = (session.httpAdditionalHeaders ?? [:])
+            .map { (name: "\($0.key)", value: "\($0.value)") }
+            .sorted { $0.name < $1.name }
+        // The same shape as URLSession's default on Linux, so servers see the same kind of client.
+        userAgent = "\(ProcessInfo.processInfo.processName) (unknown version) curl/\(curlVersion)"
+        let request = session.timeoutIntervalForRequest
+        idleTimeout = request > 0 && request < 1e7 ? max(1, Int(request.rounded(.up))) : nil
+        let resource = session.timeoutIntervalForResource
+        resourceTimeout = resource > 0 && resource < 1e7 ? Int(resource * 1000) : nil
+        credentials = settings.credentials
+        let proxies = session.connectionProxyDictionary ?? [:]
+        httpProxy = Self.proxy(proxies, enable: "HTTPEnable", host: "HTTPProxy", port: "HTTPPort")
+        httpsProxy = Self.proxy(proxies, enable: "HTTPSEnable", host: "HTTPSProxy", port: "HTTPSPort")
+        if let storage = session.httpCookieStorage, session.httpShouldSetCookies || session.httpCookieAcceptPolicy != .never {
+            cookies = CurlCookies(storage: storage, sends: session.httpShouldSetCookies, policy: session.httpCookieAcceptPolicy)
+        }
+    }
+
+    /// A proxy URL from `connectionProxyDictionary`'s keys, when that proxy is enabled.
+    private static func proxy(_ dictionary: [AnyHashable: Any], enable: String, host: String, port: String) -> String? {
+        let enabled = (dictionary[enable] as? Bool) ?? ((dictionary[enable] as? Int).map { $0 != 0 } ?? false)
+        guard enabled, let name = dictionary[host] as? String, !name.isEmpty else { return nil }
+        let number = (dictionary[port] as? Int) ?? (dictionary[port] as? String).flatMap { Int($0) }
+        return number.map { "http://\(name):\($0)" } ?? "http://\(name)"
+    }
+
+    /// The header lines for libcurl: the request's, the session's extra ones, cookies, and the
+    /// suppression of libcurl's `Expect: 100-continue`.
+    func headerLines(for request: URLRequest) -> [String] {
+        var lines: [String] = []
+        var names = Set<String>()
+        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            names.insert(name.lowercased())
+            // "Name;" is libcurl's way to send a header with an empty value.
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        for (name, value) in additionalHeaders where !names.contains(name.lowercased()) {
+            names.insert(name.lowercased())
+            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+        }
+        if !names.contains("cookie"), let cookie = cookies?.header(for: request) {
+            lines.append("Cookie: \(cookie)")
+        }
+        if !names.contains("expect") {
+            // libcurl would wait for a 100 Continue before large bodies; URLSession does not.
+            lines.append("Expect:")
+        }
+        return lines
+    }
+}
+
+/// The session's cookie storage, as the curl transport uses it: `Cookie` headers from it when
+/// `httpShouldSetCookies`, and `Set-Cookie` answers into it as `httpCookieAcceptPolicy` allows.
+struct CurlCookies: @unchecked Sendable {
+    // @unchecked: HTTPCookieStorage is documented as thread-safe (it locks internally) but is not
+    // marked Sendable in FoundationNetworking.
+    let storage: HTTPCookieStorage
+    let sends: Bool
+    let policy: HTTPCookie.AcceptPolicy
+
+    func header(for request: URLRequest) -> String? {
+        guard sends, request.httpShouldHandleCookies, let url = request.url,
+              let cookies = storage.cookies(for: url), !cookies.isEmpty else { return nil }
+        return HTTPCookie.requestHeaderFields(with: cookies)["Cookie"]
+    }
+
+    func store(_ setCookieValues: [String], from request: URLRequest) {
+        guard !setCookieValues.isEmpty, request.httpShouldHandleCookies, let url = request.url else { return }
+        switch policy {
+        case .never:
+            return
+        case .onlyFromMainDocumentDomain:
+            let main = request.mainDocumentURL ?? url
+            guard let host = url.host?.lowercased(), let mainHost = main.host?.lowercased(),
+                  host == mainHost || host.hasSuffix("." + mainHost) else { return }
+        case .always:
+            break
+        @unknown default:
+            return
+        }
+        let cookies = setCookieValues.flatMap { HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": $0], for: url) }
+        storage.setCookies(cookies, for: url, mainDocumentURL: request.mainDocumentURL)
+    }
+}
+#endif

@@ -1,0 +1,68 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a ``TransportRequest`` into a configured easy handle, on the loop thread.
+enum CurlSetup {
+    static func configure(_ easy: CurlEasy, for transfer: CurlTransfer, options: CurlOptions) -> Result<CurlExchange, RequestError> {
+        let request = transfer.request.urlRequest
+        guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return .failure(.transportFailed(URLError(.unsupportedURL, userInfo: [
+                NSLocalizedDescriptionKey: "the curl transport sends only http and https URLs",
+                NSURLErrorFailingURLErrorKey: request.url as Any,
+            ])))
+        }
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        var reader = CurlBodyReader()
+        var bodySize: Int64?
+        if let data = request.httpBody {
+            reader = CurlBodyReader(data: data)
+            bodySize = Int64(data.count)
+        } else if let file = transfer.request.bodyFile {
+            var openError = ""
+            guard let fileReader = CurlBodyReader(file: file, openError: &openError),
+                  let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size]) as? Int else {
+                return .failure(.transportFailed(URLError(.cannotOpenFile, userInfo: [
+                    NSLocalizedDescriptionKey: "the request body file \(file.path) cannot be read: \(openError)",
+                    NSURLErrorFailingURLErrorKey: url,
+                ])))
+            }
+            reader = fileReader
+            bodySize = Int64(size)
+        } else if ["POST", "PUT", "PATCH"].contains(method) {
+            // An empty body, sent with Content-Length: 0 as servers expect.
+            bodySize = 0
+        }
+
+        let exchange = CurlExchange(transfer: transfer, options: options, reader: reader)
+        easy.prepare(for: exchange)
+        easy.set(.url(url.absoluteString))
+        if method == "HEAD" {
+            easy.set(.noBody)
+        } else if let bodySize {
+            transfer.totalBytesToSend.store(bodySize, ordering: .relaxed)
+            easy.set(.upload(size: bodySize))
+            // An upload is a PUT to libcurl; any other method keeps its name.
+            if method != "PUT" { easy.set(.customMethod(method)) }
+        } else if method != "GET" {
+            easy.set(.customMethod(method))
+        } else {
+            transfer.totalBytesToSend.store(0, ordering: .relaxed)
+        }
+        // Every encoding libcurl can decode, decoded as it arrives.
+        easy.set(.acceptEncoding(""))
+        let lines = options.headerLines(for: request)
+        if !lines.contains(where: { $0.lowercased().hasPrefix("user-agent:") || $0.lowercased().hasPrefix("user-agent;") }) {
+            easy.set(.userAgent(options.userAgent))
+        }
+        easy.setHeaders(lines)
+        if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
+        if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
+        if let idle = options.idleTimeout { easy.set(.idleTimeout(seconds: idle)) }
+        if let total = options.resourceTimeout { easy.set(.totalTimeout(milliseconds: total)) }
+        return .success(exchange)
+    }
+}
+#endif

@@ -1,0 +1,128 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// One request sent through the curl transport: what callers' threads and the loop thread share.
+/// Its counters and flags are atomics, so reading progress or cancelling never waits for the loop.
+final class CurlTransfer: Sendable {
+    let request: TransportRequest
+    private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+    private let completed = Once()
+    private let cancelled = Atomic<Bool>(false)
+    let bytesSent = Atomic<Int64>(0)
+    let bytesReceived = Atomic<Int64>(0)
+    let totalBytesToSend = Atomic<Int64>(-1)
+    let totalBytesToReceive = Atomic<Int64>(-1)
+
+    init(request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+        self.request = request
+        self.completion = completion
+    }
+
+    var progress: TransferProgress {
+        TransferProgress(bytesSent: bytesSent.load(ordering: .relaxed), totalBytesToSend: totalBytesToSend.load(ordering: .relaxed),
+                         bytesReceived: bytesReceived.load(ordering: .relaxed),
+                         totalBytesToReceive: totalBytesToReceive.load(ordering: .relaxed))
+    }
+
+    /// Marks it cancelled; true the first time.
+    func cancel() -> Bool {
+        !cancelled.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
+
+    /// Hands the result over, the first time only.
+    func complete(_ result: Result<TransportResponse, RequestError>) {
+        if completed.take() { completion(result) }
+    }
+}
+
+/// A transfer's state on the loop thread while libcurl runs it: the response head being parsed,
+/// the body so far, the request body being read, and why a callback stopped the transfer.
+final class CurlExchange {
+    let transfer: CurlTransfer
+    private let options: CurlOptions
+    private var parser = ResponseHeadParser()
+    private var body = Data()
+    private var reader: CurlBodyReader
+    /// Why a callback stopped the transfer, which is the real error rather than libcurl's.
+    private var failure: RequestError?
+
+    init(transfer: CurlTransfer, options: CurlOptions, reader: CurlBodyReader) {
+        self.transfer = transfer
+        self.options = options
+        self.reader = reader
+    }
+
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        let wasComplete = parser.head != nil
+        do throws(ResponseHeadParser.Failure) {
+            try parser.consume(line)
+        } catch {
+            return stop(.transportFailed(URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: error.reason, NSURLErrorFailingURLErrorKey: transfer.request.urlRequest.url as Any,
+            ])))
+        }
+        guard !wasComplete, let head = parser.head else { return true }
+        let length = head.values(of: "Content-Length").last.flatMap { Int64($0) }
+        let encoded = !(head.values(of: "Content-Encoding").last.map { $0.lowercased() == "identity" } ?? true)
+        if let length, !encoded {
+            transfer.totalBytesToReceive.store(length, ordering: .relaxed)
+            if let limit = options.maximumResponseSize, length > Int64(limit) { return stop(.responseTooLarge(limit: limit)) }
+        }
+        options.cookies?.store(head.values(of: "Set-Cookie"), from: transfer.request.urlRequest)
+        return true
+    }
+
+    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
+        // Counted decoded, so a compression bomb stops at the limit like any other body.
+        if let limit = options.maximumResponseSize, body.count + chunk.count > limit { return stop(.responseTooLarge(limit: limit)) }
+        body.append(contentsOf: chunk)
+        transfer.bytesReceived.add(Int64(chunk.count), ordering: .relaxed)
+        return true
+    }
+
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let count = reader.read(into: buffer) else {
+            _ = stop(.transportFailed(URLError(.cannotOpenFile, userInfo: [
+                NSLocalizedDescriptionKey: "the request body could not be read\(reader.failureDescription)",
+            ])))
+            return nil
+        }
+        transfer.bytesSent.add(Int64(count), ordering: .relaxed)
+        return count
+    }
+
+    private func stop(_ error: RequestError) -> Bool {
+        failure = failure ?? error
+        return false
+    }
+
+    /// The transfer's result, once libcurl finished it with `code`.
+    func result(code: Int32, easy: CurlEasy) -> Result<TransportResponse, RequestError> {
+        reader.close()
+        if let failure { return .failure(failure) }
+        let url = transfer.request.urlRequest.url
+        guard code == 0 else { return .failure(CurlErrors.error(code: code, message: easy.errorMessage, url: url)) }
+        guard let head = parser.head, let url,
+              let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.version,
+                                             headerFields: head.headerDictionary)
+        else {
+            return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: "the server's response ended before its head was complete",
+                NSURLErrorFailingURLErrorKey: url as Any,
+            ])))
+        }
+        return .success(TransportResponse(response: response, body: body))
+    }
+
+    /// Ends an exchange that never finished (cancelled, or its transport went away).
+    func close() {
+        reader.close()
+    }
+}
+#endif

@@ -1,0 +1,52 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The network transport on Linux: libcurl's multi interface driven from one thread of its own
+/// (see `CurlLoop`), with easy handles and connections reused from request to request.
+///
+/// It honours every ``TransportSettings`` value (see `CurlOptions` for the session configuration's).
+/// Responses are buffered; a body over `maximumResponseSize` stops the transfer as it arrives,
+/// counted after decoding.
+final class CurlTransport: Transport {
+    private let loop: CurlLoop
+
+    /// A transport, or why libcurl cannot be used here.
+    static func make(settings: TransportSettings) -> Result<CurlTransport, CurlUnavailable> {
+        CurlLibrary.availability.map { version in
+            CurlTransport(options: CurlOptions(settings: settings, curlVersion: version))
+        }
+    }
+
+    private init(options: CurlOptions) {
+        loop = CurlLoop(options: options)
+    }
+
+    func makeTask(for request: TransportRequest,
+                  completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+        CurlTask(transfer: CurlTransfer(request: request, completion: completion), loop: loop)
+    }
+
+    func invalidate() {
+        loop.stop()
+    }
+}
+
+private struct CurlTask: TransportTask {
+    let transfer: CurlTransfer
+    let loop: CurlLoop
+
+    func resume() {
+        if !loop.submit(.start(transfer)) { transfer.complete(.failure(.cancelled)) }
+    }
+
+    func cancel() {
+        guard transfer.cancel() else { return }
+        _ = loop.submit(.cancel(transfer))
+    }
+
+    var progress: TransferProgress { transfer.progress }
+}
+#endif

@@ -1,0 +1,155 @@
+#if os(Linux)
+/// A response head as a server sent it: status, version, and header fields in order.
+struct ResponseHead: Equatable, Sendable {
+    var status: Int
+    /// "HTTP/1.1", "HTTP/2"…
+    var version: String
+    var fields: [Field]
+
+    struct Field: Equatable, Sendable {
+        var name: String
+        var value: String
+    }
+
+    /// The fields as one dictionary, repeated names joined with ", " (RFC 9110 §5.3), for
+    /// `HTTPURLResponse`. `Set-Cookie` is read from ``values(of:)`` instead, since cookies cannot
+    /// be joined that way.
+    var headerDictionary: [String: String] {
+        var dictionary: [String: String] = [:]
+        var canonical: [String: String] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let name = canonical[key] {
+                dictionary[name]! += ", " + field.value
+            } else {
+                canonical[key] = field.name
+                dictionary[field.name] = field.value
+            }
+        }
+        return dictionary
+    }
+
+    /// Every value of a field, case-insensitively, in order.
+    func values(of name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+    }
+}
+
+/// Builds the response head from the header lines libcurl hands over, one at a time: status
+/// lines, fields, folded continuations and the empty line that ends a head. Informational heads
+/// (1xx) are skipped, and so is a head that another one follows (libcurl answering a Basic or
+/// Digest challenge); lines after the final head (trailers) are counted but not kept.
+///
+/// Bounds, so that a hostile server cannot make the client buffer without end: at most
+/// ``maximumSize`` bytes of head lines in all (1xx heads and trailers included) and
+/// ``maximumFieldCount`` fields in the final head. Anything malformed or over a bound is a
+/// ``Failure`` naming what the server did wrong.
+struct ResponseHeadParser {
+    /// 256 KiB of head lines in all, four times what most servers accept in a request head.
+    static let maximumSize = 256 * 1024
+    /// 1,000 header fields.
+    static let maximumFieldCount = 1_000
+
+    enum Failure: Error, Equatable, Sendable {
+        case malformedStatusLine(String)
+        case malformedField(String)
+        case headTooLarge(limit: Int)
+        case tooManyFields(limit: Int)
+        case missingStatusLine
+
+        /// A sentence for the error a user sees.
+        var reason: String {
+            switch self {
+            case .malformedStatusLine(let line): "the server sent a malformed status line: \(line.debugEscaped.truncatedForMessages)"
+            case .malformedField(let line): "the server sent a malformed header line: \(line.debugEscaped.truncatedForMessages)"
+            case .headTooLarge(let limit): "the server's response head is larger than \(limit) bytes"
+            case .tooManyFields(let limit): "the server's response head has more than \(limit) header fields"
+            case .missingStatusLine: "the server sent header lines without a status line"
+            }
+        }
+    }
+
+    private var status: Int?
+    private var version = ""
+    private var fields: [ResponseHead.Field] = []
+    private var size = 0
+    /// The final head, once its empty line arrived.
+    private(set) var head: ResponseHead?
+
+    /// Takes one line, with its line ending.
+    mutating func consume<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
+        size += line.count
+        guard size <= Self.maximumSize else { throw .headTooLarge(limit: Self.maximumSize) }
+        if head != nil {
+            // After a complete head, a status line is the next response of the same transfer
+            // (libcurl answering an authentication challenge); anything else is a trailer.
+            guard line.starts(with: "HTTP/".utf8) else { return }
+            head = nil
+        }
+        // Line endings are stripped as bytes: "\r\n" is one Character, which no "\n" test matches.
+        var end = line.endIndex
+        while end > line.startIndex {
+            let before = line.index(before: end)
+            guard line[before] == 0x0A || line[before] == 0x0D else { break }
+            end = before
+        }
+        let text = Substring(decoding: line[..<end], as: UTF8.self)
+        if text.isEmpty {
+            guard let status else { throw .missingStatusLine }
+            if (100...199).contains(status) {
+                // An informational head (100 Continue, 103 Early Hints): the real one follows.
+                self.status = nil
+                fields = []
+            } else {
+                head = ResponseHead(status: status, version: version, fields: fields)
+            }
+            return
+        }
+        if text.hasPrefix("HTTP/") {
+            try startHead(text)
+            return
+        }
+        guard status != nil else { throw .missingStatusLine }
+        if let first = text.first, first == " " || first == "\t" {
+            // An obsolete folded continuation (RFC 9112 §5.2): joined to the previous field.
+            guard !fields.isEmpty else { throw .malformedField(String(text)) }
+            fields[fields.count - 1].value += " " + text.trimmingSpaces
+            return
+        }
+        guard let colon = text.firstIndex(of: ":") else { throw .malformedField(String(text)) }
+        let name = text[..<colon]
+        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else { throw .malformedField(String(text)) }
+        guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
+        fields.append(ResponseHead.Field(name: String(name), value: text[text.index(after: colon)...].trimmingSpaces))
+    }
+
+    /// "HTTP/1.1 200 OK", "HTTP/2 204": a version, a three-digit status, an optional reason.
+    private mutating func startHead(_ line: Substring) throws(Failure) {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, parts[0].count > 5, parts[0].dropFirst(5).allSatisfy({ $0.isNumber || $0 == "." }),
+              parts[1].count == 3, parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+              let code = Int(parts[1]), code >= 100
+        else { throw .malformedStatusLine(String(line)) }
+        status = code
+        version = String(parts[0])
+        fields = []
+    }
+
+    /// RFC 9110 `tchar`.
+    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+private extension Substring {
+    /// Without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+#endif
