@@ -217,18 +217,23 @@ final class AnswerHolds: Sendable {
         state.withLock { $0.entries.map(\.held) }
     }
 
-    /// Holds `request` of `task` if the rule says so; `answer` starts it on its way when it is
-    /// released. Returns false when the request is not held.
-    func holdIfWanted(_ request: URLRequest, task: ObjectIdentifier, answer: @escaping @Sendable () -> Void) -> Bool {
-        guard let rule = state.withLock({ $0.rule }), rule(request) else { return false }
+    /// Whether the test's rule holds `request`. Runs the rule, so never call it inside a lock.
+    func wantsHeld(_ request: URLRequest) -> Bool {
+        guard let rule = state.withLock({ $0.rule }) else { return false }
+        return rule(request)
+    }
+
+    /// Holds `request` of `task`; `answer` starts it on its way when it is released. Returns what
+    /// to run once the caller's own lock is unlocked: it wakes the waiters this hold satisfies.
+    func hold(_ request: URLRequest, task: ObjectIdentifier,
+              answer: @escaping @Sendable () -> Void) -> @Sendable () -> Void {
         let ready = state.withLock { state in
             state.heldSoFar += 1
             let held = HeldRequest(request: request, number: state.heldSoFar, holder: ObjectIdentifier(self))
             state.entries.append(Entry(held: held, task: task, answer: answer))
             return state.satisfiedWaiters()
         }
-        for (waiter, held) in ready { waiter.resume(.success(held)) }
-        return true
+        return { for (waiter, held) in ready { waiter.resume(.success(held)) } }
     }
 
     /// Forgets the held request of `task` (cancelled), without answering it.

@@ -172,16 +172,17 @@ private final class FixtureTask: TransportTask {
     }
 
     func resume() {
-        guard state.withLock({ state -> Bool in
-            defer { state.resumed = true }
-            return !state.ended && !state.resumed
-        }) else { return }
-        let holds = transport.holds, key = ObjectIdentifier(self)
-        guard holds.holdIfWanted(request, task: key, answer: { [self] in startAnswer(released: true) }) else {
-            return startAnswer(released: false)
+        let holds = transport.holds
+        let isHeld = holds.wantsHeld(request)   // the test's rule, outside any lock
+        // Held in the same step as `resumed` is set, so a cancel either comes first (and nothing
+        // is held) or finds the request in the held list.
+        let next: (() -> Void)? = state.withLock { state in
+            guard !state.ended, !state.resumed else { return nil }
+            state.resumed = true
+            guard isHeld else { return { [self] in startAnswer(released: false) } }
+            return holds.hold(request, task: ObjectIdentifier(self)) { [self] in startAnswer(released: true) }
         }
-        // Cancelled while it was being held: it must not stay in the held list.
-        if state.withLock({ $0.ended }) { holds.drop(key) }
+        next?()
     }
 
     /// Sends the answer after the simulated time; released answers go out in release order.
