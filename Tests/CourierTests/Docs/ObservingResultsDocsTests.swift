@@ -205,13 +205,16 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › Order and completion: isFinished.
     func testIsFinished() throws {
         let fixtures = fixtures()
-        fixtures.latency = 0.1
+        fixtures.holdsAnswers = true            // the answer waits until released
         let queue = DocsSupport.queue(fixtures)
         let id = queue.add(ProfileRequest(userID: 42))
         XCTAssertFalse(queue.isFinished(id))    // false, until the observers have had the result
+        try fixtures.waitForHeldRequests(1)
+        XCTAssertFalse(queue.isFinished(id), "in flight")
         let done = expectation(description: "delivered")
         queue.addObserver(for: id) { (_: Result<Profile, RequestError>) in done.fulfill() }
-        wait(for: [done], timeout: 5)
+        fixtures.releaseAll()
+        wait(for: [done], timeout: 10)
         DocsSupport.callbacks.sync {}
         XCTAssertTrue(queue.isFinished(id))
     }
