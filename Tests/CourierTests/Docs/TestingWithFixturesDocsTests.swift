@@ -132,6 +132,8 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         fixtures.add(Fixture(path: "/slow", delay: 60))
         fixtures.latency = 0.3              // seconds before each answer starts
         fixtures.bytesPerSecond = 200_000   // bodies move at this speed; progress observers see them
+        // (Scaffolding: the report does not move until its observers are in place.)
+        fixtures.holdAnswers { $0.url?.path.hasSuffix("/report") == true }
         let queue = DocsSupport.queue(fixtures)
 
         let progress = Recorder<TransferProgress>()
@@ -144,6 +146,8 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         queue.addObserver(for: slow) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.timedOut) = result { done.fulfill() }
         }
+        try fixtures.waitForHeldRequests(1)
+        fixtures.releaseAll()
         wait(for: [done], timeout: 10)
         XCTAssertGreaterThan(progress.all.count, 1)
         XCTAssertEqual(progress.all.last?.bytesReceived, 30_000)

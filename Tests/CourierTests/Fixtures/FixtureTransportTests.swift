@@ -109,6 +109,7 @@ final class FixtureTransportTests: XCTestCase {
         let fixtures = FixtureTransport()
         fixtures.bytesPerSecond = 50_000
         fixtures.stub(.get, "/big", body: Data(count: 40_000))
+        fixtures.holdsAnswers = true   // the transfer starts once the observers are in place
         let queue = queue(fixtures)
         let reports = Recorder<TransferProgress>()
         let done = expectation(description: "done")
@@ -117,7 +118,9 @@ final class FixtureTransportTests: XCTestCase {
         let id = queue.add(PathRequest<EmptyResponse>("/big"))
         queue.addProgressObserver(for: id, interval: 0.02) { reports.append($0) }
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
-        wait(for: [done], timeout: 5)
+        try fixtures.waitForHeldRequests(1)
+        fixtures.releaseAll()
+        wait(for: [done], timeout: 10)
 
         // Then it moved in steps up to the whole body
         let received = reports.all.map(\.bytesReceived)
@@ -178,7 +181,7 @@ extension FixtureTransportTests {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
         configuration.transport = .fixtures(fixtures)
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 5, jitter: 0)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 20, jitter: 0)
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
         let start = Date()
         do {
@@ -187,7 +190,7 @@ extension FixtureTransportTests {
         } catch {
             // Then the request times out during the backoff, not after every attempt
             guard case .timedOut = error else { return XCTFail("\(error)") }
-            XCTAssertLessThan(Date().timeIntervalSince(start), 4, "the 5 s backoff was not waited out")
+            XCTAssertLessThan(Date().timeIntervalSince(start), 10, "the 20 s backoff was not waited out")
             XCTAssertEqual(fixtures.receivedRequests.count, 1)
         }
     }

@@ -87,17 +87,25 @@ final class ResilienceTests: XCTestCase {
     }
 
     func testCancelDuringBackoffEndsTheRequest() throws {
-        let transport = StubTransport { _ in .status(503) }
+        let transport = StubTransport { _ in .hold }
         let queue = queue(transport) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 30, jitter: 0) }
         let id = queue.add(PathRequest<EmptyResponse>("/slow-retry"))
         XCTAssertTrue(transport.waitForStarts(1))
+        // The 503 is handed to the queue on this thread, which starts the 30 s backoff before
+        // releaseOldest returns.
+        transport.releaseOldest(with: .status(503))
+        let backingOff = queue.state.withLock { state in
+            guard case .paused? = state.entries[id]?.phase else { return false }
+            return true
+        }
+        XCTAssertTrue(backingOff, "the request waits out its backoff")
         let cancelled = expectation(description: "cancelled")
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.cancelled) = result { cancelled.fulfill() }
         }
         // The observer is registered while the request waits out its 30 s backoff.
         queue.cancel(id)
-        wait(for: [cancelled], timeout: 5)
+        wait(for: [cancelled], timeout: 10)
         XCTAssertEqual(transport.started.count, 1)
     }
 
