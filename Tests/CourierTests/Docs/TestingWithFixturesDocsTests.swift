@@ -21,6 +21,13 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         var path: String
         var method: HTTPMethod { .post }
     }
+    // Testing with Fixtures › Deciding when answers arrive (verbatim)
+    struct ReportRequest: Request {
+        typealias ResponseType = EmptyResponse
+        var timeout: TimeInterval? = nil
+        var path: String { "/reports/latest" }
+        var method: HTTPMethod { .get }
+    }
     struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
     struct Token: Response, Decodable { let token: String }
     struct LogIn: JSONBodyData { let user: String }
@@ -211,8 +218,8 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         let slowEnded = expectation(description: "slow ended"), reportEnded = expectation(description: "report ended")
 
         fixtures.holdAnswers { $0.url?.path.hasSuffix("/reports/latest") == true }
-        let slow = queue.add(Get<EmptyResponse>(path: "/reports/latest", timeout: 0.5))
-        let report = queue.add(Get<EmptyResponse>(path: "/reports/latest"))
+        let slow = queue.add(ReportRequest(timeout: 0.5))
+        let report = queue.add(ReportRequest())
         for (name, id, ended) in [("slow", slow, slowEnded), ("report", report, reportEnded)] {
             queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
                 switch result {
@@ -235,7 +242,7 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         fixtures.releaseAll()           // what is held (`report`) goes, in the order it arrived
         await fulfillment(of: [reportEnded], timeout: 10)
         XCTAssertEqual(results.all, ["slow \(RequestError.timedOut)", "report answered"])
-        _ = try await queue.send(Get<EmptyResponse>(path: "/reports/latest"))   // no longer held
+        _ = try await queue.send(ReportRequest())   // no longer held
         XCTAssertEqual(fixtures.heldRequests, [])
     }
 
