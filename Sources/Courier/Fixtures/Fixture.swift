@@ -158,15 +158,22 @@ extension Fixture {
     }
 }
 
-/// A fixture folder or file that cannot be used.
+/// A fixture folder or file that cannot be used, or held requests that did not come.
 public enum FixtureError: Error, Sendable, CustomStringConvertible {
     case invalidFile(String, reason: String)
     case cannotWrite(String, reason: String)
+    /// ``FixtureTransport/waitForHeldRequests(_:timeout:)`` waited `after` seconds for `expected`
+    /// held requests; `held` describes those that were held, as in `GET /v1/me (held #1)`.
+    case heldRequestsTimedOut(expected: Int, held: [String], after: TimeInterval)
 
     public var description: String {
         switch self {
         case .invalidFile(let file, let reason): "Fixture \(file) cannot be used: \(reason)."
         case .cannotWrite(let file, let reason): "Cannot record fixture \(file): \(reason)."
+        case .heldRequestsTimedOut(let expected, let held, let timeout):
+            "Waited \((0..<1e6).contains(timeout) && timeout.rounded() == timeout ? String(Int(timeout)) : String(timeout)) s "
+                + "for \(expected) held request\(expected == 1 ? "" : "s"); "
+                + (held.isEmpty ? "none is held." : "\(held.count) held: \(held.joined(separator: ", ")).")
         }
     }
 }

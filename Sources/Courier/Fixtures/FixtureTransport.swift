@@ -18,7 +18,8 @@ import FoundationNetworking
 /// ```
 /// The first fixture that matches a request answers it. A request that none matches fails with
 /// ``RequestError/noFixture(request:nearest:)``, which lists the nearest fixtures and why they
-/// did not match.
+/// did not match. To decide when answers arrive, hold them and release them
+/// (``holdsAnswers``, ``release(_:)``).
 public final class FixtureTransport: Sendable {
     private struct State {
         var fixtures: [Fixture] = []
@@ -27,6 +28,8 @@ public final class FixtureTransport: Sendable {
 
     private let state = Locked(State())
     private let timing = Locked<(latency: TimeInterval, bytesPerSecond: Double?)>((0, nil))
+    /// The answers held back until the test releases them (FixtureTransport+Holding.swift).
+    let holds = AnswerHolds()
 
     /// Creates a transport with no fixtures.
     public init() {}
@@ -135,9 +138,12 @@ extension FixtureTransport: Transport {
     public func invalidate() {}
 }
 
-/// One answer in progress: it arrives after the simulated latency and transfer time.
+/// One answer in progress: it arrives after the simulated latency and transfer time, or, when
+/// the transport holds it, that long after it is released.
 private final class FixtureTask: TransportTask {
     private struct State {
+        var resumed = false
+        /// When the answer started on its way: at `resume`, or at its release when it was held.
         var startedAt: UInt64?
         var ended = false
     }
@@ -170,15 +176,38 @@ private final class FixtureTask: TransportTask {
     }
 
     func resume() {
+        let holds = transport.holds
+        let isHeld = holds.wantsHeld(request)   // the test's rule, outside any lock
+        // Held in the same step as `resumed` is set, so a cancel either comes first (and nothing
+        // is held) or finds the request in the held list.
+        let next: (() -> Void)? = state.withLock { state in
+            guard !state.ended, !state.resumed else { return nil }
+            state.resumed = true
+            guard isHeld else { return { [self] in startAnswer(released: false) } }
+            return holds.hold(request, task: ObjectIdentifier(self)) { [self] in startAnswer(released: true) }
+        }
+        next?()
+    }
+
+    /// Sends the answer after the simulated time; released answers go out in release order.
+    private func startAnswer(released: Bool) {
         state.withLock { $0.startedAt = DispatchTime.now().uptimeNanoseconds }
-        DispatchQueue.global().asyncAfter(deadline: .now() + duration) { [self] in finish() }
+        let duration = self.duration
+        if !released {
+            DispatchQueue.global().asyncAfter(deadline: .now() + duration) { [self] in finish() }
+        } else if duration > 0 {
+            transport.holds.releases.asyncAfter(deadline: .now() + duration) { [self] in finish() }
+        } else {
+            transport.holds.releases.async { [self] in finish() }
+        }
     }
 
     func cancel() {
         guard state.withLock({ state -> Bool in
             defer { state.ended = true }
-            return !state.ended && state.startedAt != nil
+            return !state.ended && state.resumed
         }) else { return }
+        transport.holds.drop(ObjectIdentifier(self))
         completion(.failure(.cancelled))
     }
 

@@ -20,15 +20,10 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     }
     final class Screen: Sendable {}
 
-    /// Signals each request handed to the transport.
-    final class SendSignal: RequestQueueDelegate {
-        let sent = DispatchSemaphore(value: 0)
-        func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { sent.signal() }
-    }
-
-    private func fixtures(latency: TimeInterval = 0) -> FixtureTransport {
+    /// Fixtures for the samples; with `holding`, every answer waits until the test releases it.
+    private func fixtures(holding: Bool = false) -> FixtureTransport {
         let fixtures = FixtureTransport()
-        fixtures.latency = latency
+        fixtures.holdsAnswers = holding
         fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
         fixtures.stub(.get, "/thumbnails/7", body: Data([1, 2, 3]))
         fixtures.stub(.get, "/thumbnails/8", body: Data([1, 2, 3]))
@@ -43,24 +38,37 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         return log.all.first
     }
 
+    /// Waits up to 10 s for `task` to end, and checks that it ended as cancelled.
+    private func assertCancelled(_ task: Task<Profile, any Error>, line: UInt = #line) async {
+        let outcome = Recorder<Result<Profile, any Error>>()
+        let ended = expectation(description: "send returned")
+        Task { outcome.append(await task.result); ended.fulfill() }
+        await fulfillment(of: [ended], timeout: 10)
+        guard case .failure(RequestError.cancelled)? = outcome.all.first else {
+            return XCTFail("expected cancelled, got \(outcome.all)", line: line)
+        }
+    }
+
     // Concurrency and Cancellation › A concurrency limit + Priorities: with 2 slots taken, a
     // .high request starts before an earlier .low one, and each priority is first in first out.
     func testLimitAndPriorities() throws {
-        let fixtures = fixtures(latency: 1)   // the waiting requests are all added well before a slot frees
-        let signal = SendSignal()
+        let fixtures = fixtures(holding: true)   // no slot frees until the test says so
         var configuration = RequestQueueConfiguration.default
         configuration.maxConcurrentRequests = 2
         configuration.callbackQueue = DocsSupport.callbacks
         configuration.transport = .fixtures(fixtures)
-        let queue = RequestQueue(configuration: configuration, delegate: signal, baseURL: URL(string: "https://api.example.com/v1"))
+        let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
 
         queue.add(ThumbnailRequest(id: 8))
         queue.add(ThumbnailRequest(id: 8))
-        for _ in 0..<2 { XCTAssertEqual(signal.sent.wait(timeout: .now() + 5), .success) }   // both slots taken
+        try fixtures.waitForHeldRequests(2)   // both slots taken
 
         queue.add(ThumbnailRequest(id: 7), priority: .low)
         queue.add(ProfileRequest(userID: 42), priority: .high)   // starts before every waiting .normal and .low
         let last = queue.add(ThumbnailRequest(id: 7), priority: .low)
+        XCTAssertEqual(fixtures.receivedRequests.count, 2, "the limit holds the others back")
+        fixtures.holdsAnswers = false
+        fixtures.releaseAll()   // both slots free; the waiting requests start by priority
         XCTAssertNotNil(result(of: last, on: queue, as: Thumbnail.self))
         XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path },
                        ["/v1/thumbnails/8", "/v1/thumbnails/8", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/7"])
@@ -68,7 +76,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
 
     // Concurrency and Cancellation › Cancelling: every form, each request ends once as cancelled.
     func testCancellingOneAGroupOrAll() throws {
-        let fixtures = fixtures(latency: 30)
+        let fixtures = fixtures(holding: true)   // nothing is answered: every request ends by a cancel
         let queue = DocsSupport.queue(fixtures)
         let screen = Screen()
         let id = queue.add(ProfileRequest(userID: 42))
@@ -105,15 +113,16 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Concurrency and Cancellation › Cancelling: a waiting request never reaches the network;
     // the owner sample line.
     func testCancelledWaitingRequestIsNeverSent() throws {
-        let fixtures = fixtures(latency: 1)   // cancelled well before the slot frees
-        let signal = SendSignal()
-        let queue = DocsSupport.queue(fixtures, delegate: signal) { $0.maxConcurrentRequests = 1 }
+        let fixtures = fixtures(holding: true)   // the one slot stays taken until the test frees it
+        let queue = DocsSupport.queue(fixtures) { $0.maxConcurrentRequests = 1 }
         let screen = Screen()
         queue.add(ProfileRequest(userID: 42))
-        XCTAssertEqual(signal.sent.wait(timeout: .now() + 5), .success)
+        try fixtures.waitForHeldRequests(1)
         let id = queue.add(ThumbnailRequest(id: 7), owner: screen)
         queue.cancelAll(ownedBy: screen)
         guard case .failure(.cancelled)? = result(of: id, on: queue, as: Thumbnail.self) else { return XCTFail() }
+        fixtures.holdsAnswers = false
+        fixtures.releaseAll()
         let next = queue.add(ThumbnailRequest(id: 8))
         XCTAssertNotNil(result(of: next, on: queue, as: Thumbnail.self))
         XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path }, ["/v1/users/42", "/v1/thumbnails/8"])
@@ -121,19 +130,33 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     }
 
     // Concurrency and Cancellation › Cancelling a Task.
+    // The answer is held and never released, so only the cancel can end the request; were the
+    // cancel lost, the expectation would give up after 10 s.
     func testCancellingTheTaskCancelsTheRequest() async throws {
-        let fixtures = fixtures(latency: 30)
+        let fixtures = fixtures(holding: true)
         let queue = DocsSupport.queue(fixtures)
-        let start = Date()
 
         let task = Task {
             try await queue.send(ProfileRequest(userID: 42))
         }
         task.cancel()    // the request is cancelled; send throws RequestError.cancelled
 
-        let result = await task.result
-        guard case .failure(let error as RequestError) = result, case .cancelled = error else { return XCTFail("\(result)") }
-        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        await assertCancelled(task)
+        XCTAssertEqual(fixtures.heldRequests, [])
+    }
+
+    // Concurrency and Cancellation › Cancelling a Task, once the request is in flight.
+    func testCancellingTheTaskOfARequestInFlight() async throws {
+        let fixtures = fixtures(holding: true)
+        let queue = DocsSupport.queue(fixtures)
+        let task = Task {
+            try await queue.send(ProfileRequest(userID: 42))
+        }
+        try await fixtures.waitForHeldRequests(1)   // in flight
+        task.cancel()
+        await assertCancelled(task)
+        XCTAssertEqual(fixtures.heldRequests, [], "the cancelled request is no longer held")
+        XCTAssertEqual(fixtures.receivedRequests.count, 1)
     }
 
     // Concurrency and Cancellation › Releasing a queue: observers hear .cancelled, delegates nothing.
@@ -144,7 +167,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
             func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) { log.append("didFail") }
         }
         let delegateLog = Recorder<String>()
-        var queue: RequestQueue? = DocsSupport.queue(fixtures(latency: 30), delegate: Told(log: delegateLog))
+        var queue: RequestQueue? = DocsSupport.queue(fixtures(holding: true), delegate: Told(log: delegateLog))
         weak let released = queue
         let done = expectation(description: "cancelled")
         let id = queue!.add(ProfileRequest(userID: 42))

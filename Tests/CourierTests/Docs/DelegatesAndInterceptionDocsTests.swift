@@ -194,7 +194,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
     // refuses every token) then fail with their 401.
     func testOneRefreshForAllRefusedRequests() async throws {
         let fixtures = FixtureTransport()
-        fixtures.latency = 0.5    // all three are in flight before the first 401 arrives
+        fixtures.holdsAnswers = true    // all three are in flight before the first 401 arrives
         fixtures.stub(.get, "/me", status: 401)
         let fetchesBefore = tokenFetches.all.count
 
@@ -204,8 +204,6 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         configuration.transport = .fixtures(fixtures)
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
 
-        // Added from this thread in one go (tasks in a group could start late on a busy machine,
-        // after the refresh, and be refused with the fresh token).
         let results = Recorder<Int?>()
         let ended = expectation(description: "all three ended")
         ended.expectedFulfillmentCount = 3
@@ -218,6 +216,9 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
                 ended.fulfill()
             }
         }
+        try await fixtures.waitForHeldRequests(3)
+        fixtures.holdsAnswers = false   // the resends with the fresh token are answered at once
+        fixtures.releaseAll()
         await fulfillment(of: [ended], timeout: 10)
         let statuses = results.all
         XCTAssertEqual(statuses, [401, 401, 401])

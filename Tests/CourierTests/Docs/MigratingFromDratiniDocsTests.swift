@@ -58,7 +58,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
     func testCancelRightAfterAdd() throws {
         struct R: Request { typealias ResponseType = EmptyResponse; var path: String { "/x" }; var method: HTTPMethod { .get } }
         let fixtures = FixtureTransport()
-        fixtures.latency = 30   // the answer would take 30 s
+        fixtures.holdsAnswers = true   // the answer never comes: only the cancel can end the request
         fixtures.stub(.get, "/x")
         let queue = DocsSupport.queue(fixtures)
         let id = queue.add(R())
@@ -68,6 +68,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.cancelled) = result { done.fulfill() }
         }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(fixtures.heldRequests, [])
     }
 }

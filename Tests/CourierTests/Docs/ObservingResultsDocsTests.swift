@@ -185,6 +185,7 @@ final class ObservingResultsDocsTests: XCTestCase {
         let fixtures = FixtureTransport()
         fixtures.bytesPerSecond = 50_000   // 0.8 s: several polls, even on a loaded machine
         fixtures.stub(.get, "/files/report.pdf", body: Data(count: 40_000))
+        fixtures.holdsAnswers = true       // the transfer starts once the observers are in place
         let queue = DocsSupport.queue(fixtures)
         let printed = Recorder<String>()
         let print: @Sendable (Any) -> Void = { printed.append("\($0)") }
@@ -195,7 +196,9 @@ final class ObservingResultsDocsTests: XCTestCase {
             print("\(Int((progress.fractionReceived ?? 0) * 100)) %")
         }
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
-        wait(for: [done], timeout: 5)
+        try fixtures.waitForHeldRequests(1)
+        fixtures.releaseAll()
+        wait(for: [done], timeout: 10)
         XCTAssertGreaterThan(printed.all.count, 1, "\(printed.all)")
         XCTAssertEqual(printed.all.last, "100 %")
         let percents = printed.all.compactMap { Int($0.dropLast(2)) }
@@ -205,13 +208,16 @@ final class ObservingResultsDocsTests: XCTestCase {
     // Observing Results › Order and completion: isFinished.
     func testIsFinished() throws {
         let fixtures = fixtures()
-        fixtures.latency = 0.1
+        fixtures.holdsAnswers = true            // the answer waits until released
         let queue = DocsSupport.queue(fixtures)
         let id = queue.add(ProfileRequest(userID: 42))
         XCTAssertFalse(queue.isFinished(id))    // false, until the observers have had the result
+        try fixtures.waitForHeldRequests(1)
+        XCTAssertFalse(queue.isFinished(id), "in flight")
         let done = expectation(description: "delivered")
         queue.addObserver(for: id) { (_: Result<Profile, RequestError>) in done.fulfill() }
-        wait(for: [done], timeout: 5)
+        fixtures.releaseAll()
+        wait(for: [done], timeout: 10)
         DocsSupport.callbacks.sync {}
         XCTAssertTrue(queue.isFinished(id))
     }

@@ -117,15 +117,20 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         _ = try await queue.send(ExportRequest())
         XCTAssertEqual(fixtures.receivedRequests.first?.timeoutInterval, 300)
 
-        fixtures.latency = 30    // the answer would take 30 s
-        let start = Date()
-        do {
-            _ = try await queue.send(AnyRequest<EmptyResponse>(path: "/exports/latest", timeout: 0.2))
-            XCTFail("expected timedOut")
-        } catch {
-            guard case .timedOut = error else { return XCTFail("\(error)") }
+        // The answer is held and never released: only the queue's timeout can end the request
+        // (were it not enforced, the expectation would give up after 10 s).
+        fixtures.holdsAnswers = true
+        let id = queue.add(AnyRequest<EmptyResponse>(path: "/exports/latest", timeout: 0.2))
+        let ended = expectation(description: "ended")
+        let result = Recorder<Result<EmptyResponse, RequestError>>()
+        queue.addObserver(for: id) { (outcome: Result<EmptyResponse, RequestError>) in
+            result.append(outcome)
+            ended.fulfill()
         }
-        XCTAssertLessThan(Date().timeIntervalSince(start), 10)
+        await fulfillment(of: [ended], timeout: 10)
+        guard case .failure(.timedOut)? = result.all.first else { return XCTFail("\(result.all)") }
+        XCTAssertEqual(fixtures.heldRequests, [], "the timed-out request is no longer held")
+        XCTAssertEqual(fixtures.receivedRequests.count, 2)
     }
 
     // Requests and Responses › Responses: a custom decoder.

@@ -21,6 +21,13 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         var path: String
         var method: HTTPMethod { .post }
     }
+    // Testing with Fixtures › Deciding when answers arrive (verbatim)
+    struct ReportRequest: Request {
+        typealias ResponseType = EmptyResponse
+        var timeout: TimeInterval? = nil
+        var path: String { "/reports/latest" }
+        var method: HTTPMethod { .get }
+    }
     struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
     struct Token: Response, Decodable { let token: String }
     struct LogIn: JSONBodyData { let user: String }
@@ -123,13 +130,17 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         }
     }
 
-    // Testing with Fixtures › Simulating the network: latency makes timeouts testable, and
-    // bytesPerSecond makes progress observable.
+    // Testing with Fixtures › Simulating the network: bytesPerSecond makes progress observable,
+    // and a request that times out during a simulated wait stops at once (the fixture's own 60 s
+    // delay is never waited out: the expectation gives up long before).
     func testSimulatingTheNetwork() throws {
         let fixtures = FixtureTransport()
         fixtures.stub(.get, "/report", body: Data(count: 30_000))
+        fixtures.add(Fixture(path: "/slow", delay: 60))
         fixtures.latency = 0.3              // seconds before each answer starts
         fixtures.bytesPerSecond = 200_000   // bodies move at this speed; progress observers see them
+        // (Scaffolding: the report does not move until its observers are in place.)
+        fixtures.holdAnswers { $0.url?.path.hasSuffix("/report") == true }
         let queue = DocsSupport.queue(fixtures)
 
         let progress = Recorder<TransferProgress>()
@@ -138,13 +149,101 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         let id = queue.add(Get<EmptyResponse>(path: "/report"))
         queue.addProgressObserver(for: id, interval: 0.02) { progress.append($0) }
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
-        let slow = queue.add(Get<EmptyResponse>(path: "/report", timeout: 0.1))
+        let slow = queue.add(Get<EmptyResponse>(path: "/slow", timeout: 0.1))
         queue.addObserver(for: slow) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.timedOut) = result { done.fulfill() }
         }
+        try fixtures.waitForHeldRequests(1)
+        fixtures.releaseAll()
         wait(for: [done], timeout: 10)
         XCTAssertGreaterThan(progress.all.count, 1)
         XCTAssertEqual(progress.all.last?.bytesReceived, 30_000)
+    }
+
+    // Testing with Fixtures › Deciding when answers arrive (the first sample): the second request
+    // is answered while the first is still held.
+    func testDecidingWhenAnswersArrive() throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/users/2", json: #"{"id": 2, "name": "Grace"}"#)
+        let queue = DocsSupport.queue(fixtures)
+        let answered = Recorder<String>()
+        func expectAnswer(_ id: RequestID) -> XCTestExpectation {
+            let done = expectation(description: "answer to \(id)")
+            queue.addObserver(for: id) { (result: Result<Profile, RequestError>) in
+                answered.append((try? result.get().name) ?? "\(result)")
+                done.fulfill()
+            }
+            return done
+        }
+
+        fixtures.holdsAnswers = true                    // every answer waits until it is released
+        let first = queue.add(ProfileRequest(userID: 1))
+        let second = queue.add(ProfileRequest(userID: 2))
+        let held = try fixtures.waitForHeldRequests(2)  // both are in flight
+        XCTAssertEqual(held.map(\.description), ["GET /v1/users/1 (held #1)", "GET /v1/users/2 (held #2)"])
+        XCTAssertEqual(fixtures.heldRequests, held)
+        fixtures.release(held[1])                       // the second is answered first
+        wait(for: [expectAnswer(second)], timeout: 10)
+        XCTAssertEqual(answered.all, ["Grace"])
+        XCTAssertFalse(queue.isFinished(first))
+        XCTAssertEqual(fixtures.heldRequests, [held[0]])
+        fixtures.release(held[0])
+        wait(for: [expectAnswer(first)], timeout: 10)
+        XCTAssertEqual(answered.all, ["Grace", "Ada"])
+        XCTAssertEqual(fixtures.heldRequests, [])
+
+        // Fewer held than waited for: the error names those that are.
+        let third = queue.add(ProfileRequest(userID: 1))
+        try fixtures.waitForHeldRequests(1)
+        XCTAssertThrowsError(try fixtures.waitForHeldRequests(2, timeout: 0.1)) { error in
+            guard case FixtureError.heldRequestsTimedOut(2, let names, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(names, ["GET /v1/users/1 (held #3)"])
+        }
+        queue.cancel(third)   // a held request ends as cancelled and leaves the held list
+        guard case .failure(.cancelled)? = result(of: third, on: queue, as: Profile.self) else {
+            return XCTFail("expected cancelled")
+        }
+        XCTAssertEqual(fixtures.heldRequests, [])
+    }
+
+    // Testing with Fixtures › Deciding when answers arrive (the second sample): a rule holds
+    // reports only; one times out while held, the other goes when released.
+    func testHoldingSomeAnswers() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/reports/latest")
+        let queue = DocsSupport.queue(fixtures)
+        let results = Recorder<String>()
+        let slowEnded = expectation(description: "slow ended"), reportEnded = expectation(description: "report ended")
+
+        fixtures.holdAnswers { $0.url?.path.hasSuffix("/reports/latest") == true }
+        let slow = queue.add(ReportRequest(timeout: 0.5))
+        let report = queue.add(ReportRequest())
+        for (name, id, ended) in [("slow", slow, slowEnded), ("report", report, reportEnded)] {
+            queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
+                switch result {
+                case .success: results.append("\(name) answered")
+                case .failure(let error): results.append("\(name) \(error)")
+                }
+                ended.fulfill()
+            }
+        }
+        let profile = try await queue.send(ProfileRequest(userID: 1))   // not held: answered at once
+        XCTAssertEqual(profile.name, "Ada")
+        // `slow` ends as RequestError.timedOut while its answer is held; `report` waits.
+        await fulfillment(of: [slowEnded], timeout: 10)
+        XCTAssertEqual(results.all, ["slow \(RequestError.timedOut)"])
+        let held = try await fixtures.waitForHeldRequests(1)
+        XCTAssertEqual(held.map(\.request.url?.path), ["/v1/reports/latest"])
+        XCTAssertEqual(fixtures.heldRequests, held)
+
+        fixtures.holdsAnswers = false   // what is sent from now on is answered at once
+        fixtures.releaseAll()           // what is held (`report`) goes, in the order it arrived
+        await fulfillment(of: [reportEnded], timeout: 10)
+        XCTAssertEqual(results.all, ["slow \(RequestError.timedOut)", "report answered"])
+        _ = try await queue.send(ReportRequest())   // no longer held
+        XCTAssertEqual(fixtures.heldRequests, [])
     }
 
     // Testing with Fixtures › Recording a session, then replaying it. Recording needs a server,

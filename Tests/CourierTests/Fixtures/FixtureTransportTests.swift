@@ -109,6 +109,7 @@ final class FixtureTransportTests: XCTestCase {
         let fixtures = FixtureTransport()
         fixtures.bytesPerSecond = 50_000
         fixtures.stub(.get, "/big", body: Data(count: 40_000))
+        fixtures.holdsAnswers = true   // the transfer starts once the observers are in place
         let queue = queue(fixtures)
         let reports = Recorder<TransferProgress>()
         let done = expectation(description: "done")
@@ -117,7 +118,9 @@ final class FixtureTransportTests: XCTestCase {
         let id = queue.add(PathRequest<EmptyResponse>("/big"))
         queue.addProgressObserver(for: id, interval: 0.02) { reports.append($0) }
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
-        wait(for: [done], timeout: 5)
+        try fixtures.waitForHeldRequests(1)
+        fixtures.releaseAll()
+        wait(for: [done], timeout: 10)
 
         // Then it moved in steps up to the whole body
         let received = reports.all.map(\.bytesReceived)
@@ -178,7 +181,7 @@ extension FixtureTransportTests {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
         configuration.transport = .fixtures(fixtures)
-        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 5, jitter: 0)
+        configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 20, jitter: 0)
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
         let start = Date()
         do {
@@ -187,7 +190,7 @@ extension FixtureTransportTests {
         } catch {
             // Then the request times out during the backoff, not after every attempt
             guard case .timedOut = error else { return XCTFail("\(error)") }
-            XCTAssertLessThan(Date().timeIntervalSince(start), 4, "the 5 s backoff was not waited out")
+            XCTAssertLessThan(Date().timeIntervalSince(start), 10, "the 20 s backoff was not waited out")
             XCTAssertEqual(fixtures.receivedRequests.count, 1)
         }
     }
@@ -226,5 +229,207 @@ extension FixtureTransportTests {
             XCTAssertTrue(error.description.contains("header Authorization differs"), error.description)
             XCTAssertFalse(error.description.contains("s3cret"), error.description)
         }
+    }
+}
+
+// MARK: - Held answers
+
+extension FixtureTransportTests {
+    /// Sends `paths` straight through the transport (no queue), recording each completion.
+    private static func sendDirectly(_ paths: [String], through fixtures: FixtureTransport,
+                              to log: Recorder<String>) -> [any TransportTask] {
+        paths.map { path in
+            let request = URLRequest(url: URL(string: "https://api.example.com/v1\(path)")!)
+            let task = fixtures.makeTask(for: request, bodyFile: nil) { result in
+                switch result {
+                case .success(let response): log.append("\(path) \(response.response.statusCode)")
+                case .failure(let error): log.append("\(path) \(error)")
+                }
+            }
+            task.resume()
+            return task
+        }
+    }
+
+    /// Waits until the answers released so far have reached their completions.
+    private func drainReleases(_ fixtures: FixtureTransport) {
+        fixtures.holds.releases.sync {}
+    }
+
+    func testHeldAnswersWaitUntilReleasedInAnyOrder() throws {
+        // Given two requests whose answers are held
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/users/2", json: #"{"id": 2, "name": "Grace"}"#)
+        fixtures.holdsAnswers = true
+        let queue = queue(fixtures)
+        let first = queue.add(PathRequest<User>("/users/1"))
+        let second = queue.add(PathRequest<User>("/users/2"))
+
+        // When both are in flight
+        let held = try fixtures.waitForHeldRequests(2)
+
+        // Then neither is answered until it is released, and the second can go first
+        XCTAssertEqual(held.map(\.description), ["GET /v1/users/1 (held #1)", "GET /v1/users/2 (held #2)"])
+        XCTAssertEqual(held.map(\.request.url?.path), ["/v1/users/1", "/v1/users/2"])
+        XCTAssertEqual(fixtures.heldRequests, held)
+        XCTAssertFalse(queue.isFinished(first))
+        XCTAssertTrue(fixtures.release(held[1]))
+        XCTAssertEqual(try result(of: second, on: queue, as: User.self)?.get(), User(id: 2, name: "Grace"))
+        XCTAssertFalse(queue.isFinished(first))
+        XCTAssertEqual(fixtures.heldRequests, [held[0]])
+        XCTAssertTrue(fixtures.release(held[0]))
+        XCTAssertEqual(try result(of: first, on: queue, as: User.self)?.get(), User(id: 1, name: "Ada"))
+
+        // A released request is not held any more
+        XCTAssertFalse(fixtures.release(held[0]))
+        XCTAssertEqual(fixtures.heldRequests, [])
+        XCTAssertEqual(fixtures.releaseAll(), [])
+    }
+
+    func testReleasedAnswersArriveOnceEachInTheOrderOfRelease() throws {
+        // Given five requests held by the transport itself
+        let fixtures = FixtureTransport()
+        for number in 1...5 { fixtures.stub(.get, "/\(number)", status: 200 + number) }
+        fixtures.holdsAnswers = true
+        let log = Recorder<String>()
+        let tasks = Self.sendDirectly(["/1", "/2", "/3", "/4", "/5"], through: fixtures, to: log)
+        let held = try fixtures.waitForHeldRequests(5)
+        XCTAssertEqual(held.map(\.number), [1, 2, 3, 4, 5])
+
+        // When three are released one by one out of order, then the rest together
+        fixtures.release(held[2])
+        fixtures.release(held[0])
+        fixtures.release(held[3])
+        XCTAssertEqual(fixtures.releaseAll(), [held[1], held[4]])
+        drainReleases(fixtures)
+
+        // Then each completed once, in the order of release
+        XCTAssertEqual(log.all, ["/3 203", "/1 201", "/4 204", "/2 202", "/5 205"])
+        for task in tasks { task.cancel() }   // after the end: changes nothing
+        drainReleases(fixtures)
+        XCTAssertEqual(log.count, 5)
+    }
+
+    func testCancelledHeldRequestEndsOnceAndLeavesTheHeldList() throws {
+        // Given a held request, straight through the transport
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/slow", body: Data(count: 1_000))
+        fixtures.bytesPerSecond = 100
+        fixtures.holdsAnswers = true
+        let log = Recorder<String>()
+        let task = try XCTUnwrap(Self.sendDirectly(["/slow"], through: fixtures, to: log).first)
+        let held = try fixtures.waitForHeldRequests(1)
+
+        // Then while it is held nothing has moved
+        XCTAssertEqual(task.progress.bytesReceived, 0)
+        XCTAssertEqual(task.progress.totalBytesToReceive, 1_000)
+
+        // When it is cancelled (twice), then released
+        task.cancel()
+        task.cancel()
+        XCTAssertFalse(fixtures.release(held[0]))
+        XCTAssertEqual(fixtures.releaseAll(), [])
+        drainReleases(fixtures)
+
+        // Then it ended once, as cancelled, and is held no more
+        XCTAssertEqual(log.all, ["/slow \(RequestError.cancelled)"])
+        XCTAssertEqual(fixtures.heldRequests, [])
+    }
+
+    func testHeldRequestCancelledOrTimedOutThroughAQueue() throws {
+        // Given two held requests, one with a short timeout
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.holdsAnswers = true
+        let queue = queue(fixtures)
+        let cancelled = queue.add(PathRequest<User>("/users/1"))
+        try fixtures.waitForHeldRequests(1)
+        let timed = queue.add(PathRequest<User>("/users/1", timeout: 0.2))
+
+        // When one is cancelled and the other runs out of time while its answer is held
+        queue.cancel(cancelled)
+
+        // Then each ends once as such, and neither is held any more
+        guard case .failure(.cancelled)? = result(of: cancelled, on: queue, as: User.self) else { return XCTFail() }
+        guard case .failure(.timedOut)? = result(of: timed, on: queue, as: User.self) else { return XCTFail() }
+        XCTAssertEqual(fixtures.heldRequests, [])
+        XCTAssertEqual(fixtures.receivedRequests.count, 2)
+    }
+
+    func testHoldingOnlyTheRequestsARulePicks() async throws {
+        // Given a rule that holds reports only
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
+        fixtures.stub(.get, "/reports/latest", json: #"{"id": 9, "name": "Report"}"#)
+        fixtures.holdAnswers { $0.url?.path.hasSuffix("/reports/latest") == true }
+        XCTAssertTrue(fixtures.holdsAnswers)
+        let queue = queue(fixtures)
+
+        // When a report and a user are asked for
+        let report = Task { try await queue.send(PathRequest<User>("/reports/latest")) }
+        let held = try await fixtures.waitForHeldRequests(1)
+
+        // Then the user is answered while the report waits, until it is released
+        let ada = try await queue.send(PathRequest<User>("/users/1"))
+        XCTAssertEqual(ada.name, "Ada")
+        XCTAssertEqual(held.map(\.description), ["GET /v1/reports/latest (held #1)"])
+        XCTAssertEqual(fixtures.heldRequests, held)
+        fixtures.holdsAnswers = false           // holds nothing more; the report stays held
+        XCTAssertFalse(fixtures.holdsAnswers)
+        XCTAssertEqual(fixtures.heldRequests, held)
+        fixtures.releaseAll()
+        let answered = try await report.value
+        XCTAssertEqual(answered.name, "Report")
+        _ = try await queue.send(PathRequest<User>("/reports/latest"))   // not held any more
+    }
+
+    func testWaitingForHeldRequestsNamesWhatIsHeldWhenItTimesOut() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/users/1", json: "{}")
+        fixtures.holdsAnswers = true
+        let log = Recorder<String>()
+        let tasks = Self.sendDirectly(["/users/1"], through: fixtures, to: log)
+
+        // Enough held already: the wait returns at once
+        let held = try await fixtures.waitForHeldRequests(1)
+        XCTAssertEqual(held.count, 1)
+
+        // Two will never be held (only one request was sent): the wait says what is held
+        do {
+            try await fixtures.waitForHeldRequests(2, timeout: 0.1)
+            XCTFail("expected a timeout")
+        } catch {
+            guard case FixtureError.heldRequestsTimedOut(let expected, let names, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(expected, 2)
+            XCTAssertEqual(names, ["GET /v1/users/1 (held #1)"])
+            XCTAssertEqual("\(error)", "Waited 0.1 s for 2 held requests; 1 held: GET /v1/users/1 (held #1).")
+        }
+
+        // A cancelled wait ends at once
+        let waiting = Task { try await fixtures.waitForHeldRequests(3, timeout: 60) }
+        waiting.cancel()
+        guard case .failure(let error) = await waiting.result, error is CancellationError else {
+            return XCTFail("expected CancellationError")
+        }
+        tasks.forEach { $0.cancel() }
+        XCTAssertEqual(log.all, ["/users/1 \(RequestError.cancelled)"])
+    }
+
+    func testBlockingWaitForHeldRequests() throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/a", json: "{}")
+        fixtures.holdsAnswers = true
+        XCTAssertThrowsError(try fixtures.waitForHeldRequests(1, timeout: 0.05)) { error in
+            XCTAssertEqual("\(error)", "Waited 0.05 s for 1 held request; none is held.")
+        }
+        let log = Recorder<String>()
+        // Sent from another thread while this one waits
+        DispatchQueue.global().async { _ = Self.sendDirectly(["/a", "/a"], through: fixtures, to: log) }
+        let held = try fixtures.waitForHeldRequests(2)
+        XCTAssertEqual(held.map(\.number), [1, 2])
+        fixtures.releaseAll()
+        drainReleases(fixtures)
+        XCTAssertEqual(log.all, ["/a 200", "/a 200"])
     }
 }

@@ -87,17 +87,25 @@ final class ResilienceTests: XCTestCase {
     }
 
     func testCancelDuringBackoffEndsTheRequest() throws {
-        let transport = StubTransport { _ in .status(503) }
+        let transport = StubTransport { _ in .hold }
         let queue = queue(transport) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 30, jitter: 0) }
         let id = queue.add(PathRequest<EmptyResponse>("/slow-retry"))
         XCTAssertTrue(transport.waitForStarts(1))
+        // The 503 is handed to the queue on this thread, which starts the 30 s backoff before
+        // releaseOldest returns.
+        transport.releaseOldest(with: .status(503))
+        let backingOff = queue.state.withLock { state in
+            guard case .paused? = state.entries[id]?.phase else { return false }
+            return true
+        }
+        XCTAssertTrue(backingOff, "the request waits out its backoff")
         let cancelled = expectation(description: "cancelled")
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.cancelled) = result { cancelled.fulfill() }
         }
         // The observer is registered while the request waits out its 30 s backoff.
         queue.cancel(id)
-        wait(for: [cancelled], timeout: 5)
+        wait(for: [cancelled], timeout: 10)
         XCTAssertEqual(transport.started.count, 1)
     }
 
@@ -122,7 +130,7 @@ final class ResilienceTests: XCTestCase {
             }
         }
         XCTAssertTrue(transport.waitForStarts(20))
-        while transport.releaseOldest(with: .status(401, headers: ["WWW-Authenticate": "Bearer"])) != nil {}
+        XCTAssertEqual(transport.releaseAll(with: .status(401, headers: ["WWW-Authenticate": "Bearer"])), 20)
         wait(for: [done], timeout: 10)
 
         // Then one refresh ran, and every request succeeded on its second try
@@ -132,22 +140,40 @@ final class ResilienceTests: XCTestCase {
     }
 
     func testFailedRefreshFailsEveryWaitingRequest() throws {
-        let transport = StubTransport { _ in .status(401) }
-        let authenticator = TokenAuthenticator(token: "stale", refreshed: nil)
+        // Given five requests in flight, and a refresh that fails, but only once the test lets it end
+        let transport = StubTransport { _ in .hold }
+        let refreshMayEnd = RefreshGate()
+        let authenticator = TokenAuthenticator(token: "stale", refreshed: nil, endsAfter: refreshMayEnd)
         let queue = queue(transport) { $0.authenticator = authenticator }
         let done = expectation(description: "all")
         done.expectedFulfillmentCount = 5
         let failures = Recorder<String>()
-        for index in 0..<5 {
-            queue.addObserver(for: queue.add(PathRequest<Greeting>("/me/\(index)"))) { (result: Result<Greeting, RequestError>) in
+        let ids = (0..<5).map { index in
+            let id = queue.add(PathRequest<Greeting>("/me/\(index)"))
+            queue.addObserver(for: id) { (result: Result<Greeting, RequestError>) in
                 if case .failure(.authenticationFailed(let error)) = result { failures.append("\(error)") }
                 done.fulfill()
             }
+            return id
         }
+        XCTAssertTrue(transport.waitForStarts(5))
+
+        // When all five are refused together (each 401 is handed to the queue on this thread,
+        // which parks its request for the refresh before releaseAll returns), then the refresh fails
+        XCTAssertEqual(transport.releaseAll(with: .status(401)), 5)
+        let parked = queue.state.withLock { state in
+            ids.filter { id in
+                guard case .paused? = state.entries[id]?.phase else { return false }
+                return true
+            }
+        }
+        XCTAssertEqual(parked, ids, "every refused request waits for the refresh")
+        refreshMayEnd.open()
         wait(for: [done], timeout: 10)
+
+        // Then the one refresh failed them all
         XCTAssertEqual(failures.all, Array(repeating: "RefreshFailed()", count: 5))
-        XCTAssertLessThanOrEqual(authenticator.refreshCount, 5)
-        XCTAssertGreaterThanOrEqual(authenticator.refreshCount, 1)
+        XCTAssertEqual(authenticator.refreshCount, 1)
     }
 
     // MARK: - Headers
@@ -191,15 +217,18 @@ private final class BadHeaderDelegate: RequestQueueDelegate {
 
 struct RefreshFailed: Error {}
 
-/// Holds a token, counts refreshes, and fails them when it has nothing to refresh to.
+/// Holds a token, counts refreshes, and fails them when it has nothing to refresh to. With a
+/// gate, each refresh ends only once the gate is open.
 final class TokenAuthenticator: Authenticator {
     private let token: Locked<String>
     private let refreshed: String?
+    private let gate: RefreshGate?
     private let refreshes = Locked(0)
 
-    init(token: String, refreshed: String?) {
+    init(token: String, refreshed: String?, endsAfter gate: RefreshGate? = nil) {
         self.token = Locked(token)
         self.refreshed = refreshed
+        self.gate = gate
     }
 
     var refreshCount: Int { refreshes.withLock { $0 } }
@@ -210,7 +239,33 @@ final class TokenAuthenticator: Authenticator {
 
     func refresh() async throws {
         refreshes.withLock { $0 += 1 }
+        await gate?.passed()
         guard let refreshed else { throw RefreshFailed() }
         token.withLock { $0 = refreshed }
+    }
+}
+
+/// Closed until ``open()``: a task awaiting ``passed()`` goes on only then, so a test decides
+/// when something asynchronous may end.
+final class RefreshGate: Sendable {
+    private let state = Locked<(isOpen: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func passed() async {
+        await withCheckedContinuation { continuation in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiting.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

@@ -71,6 +71,18 @@ final class StubTransport: Transport {
         return held.request
     }
 
+    /// Completes every request held now with `reply`, oldest first, on this thread (requests held
+    /// meanwhile stay held). Returns how many were released.
+    @discardableResult
+    func releaseAll(with reply: Reply = .status(200)) -> Int {
+        let held = state.withLock { state in
+            defer { state.held = [:] }
+            return state.held.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for entry in held { entry.completion(Self.result(reply, for: entry.request)) }
+        return held.count
+    }
+
     func makeTask(
         for transportRequest: TransportRequest,
         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
