@@ -20,6 +20,10 @@ import FoundationNetworking
 /// ``RequestError/noFixture(request:nearest:)``, which lists the nearest fixtures and why they
 /// did not match. To decide when answers arrive, hold them and release them
 /// (``holdsAnswers``, ``release(_:)``).
+///
+/// As a ``Transport`` it honours none of the ``TransportSettings``: there is no session,
+/// connection, credential or size limit to apply to canned answers (a `maximumResponseSize` is
+/// not enforced on them either).
 public final class FixtureTransport: Sendable {
     private struct State {
         var fixtures: [Fixture] = []

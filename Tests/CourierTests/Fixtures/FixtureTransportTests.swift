@@ -240,7 +240,7 @@ extension FixtureTransportTests {
                               to log: Recorder<String>) -> [any TransportTask] {
         paths.map { path in
             let request = URLRequest(url: URL(string: "https://api.example.com/v1\(path)")!)
-            let task = fixtures.makeTask(for: request, bodyFile: nil) { result in
+            let task = fixtures.makeTask(for: TransportRequest(urlRequest: request)) { result in
                 switch result {
                 case .success(let response): log.append("\(path) \(response.response.statusCode)")
                 case .failure(let error): log.append("\(path) \(error)")

@@ -91,13 +91,11 @@ final class ResilienceTests: XCTestCase {
         let queue = queue(transport) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 30, jitter: 0) }
         let id = queue.add(PathRequest<EmptyResponse>("/slow-retry"))
         XCTAssertTrue(transport.waitForStarts(1))
-        // The 503 is handed to the queue on this thread, which starts the 30 s backoff before
-        // releaseOldest returns.
+        // The 503 is handed to the queue's work queue before releaseOldest returns; the barrier
+        // waits until the queue has processed it (and started the 30 s backoff).
         transport.releaseOldest(with: .status(503))
-        let backingOff = queue.state.withLock { state in
-            guard case .paused? = state.entries[id]?.phase else { return false }
-            return true
-        }
+        queue.workQueue.sync(flags: .barrier) {}
+        let backingOff = queue.state.withLock { $0.isPaused(id) }
         XCTAssertTrue(backingOff, "the request waits out its backoff")
         let cancelled = expectation(description: "cancelled")
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
@@ -158,15 +156,12 @@ final class ResilienceTests: XCTestCase {
         }
         XCTAssertTrue(transport.waitForStarts(5))
 
-        // When all five are refused together (each 401 is handed to the queue on this thread,
-        // which parks its request for the refresh before releaseAll returns), then the refresh fails
+        // When all five are refused together (each 401 is handed to the queue's work queue before
+        // releaseAll returns; the barrier waits until all are parked for the refresh), then the
+        // refresh fails
         XCTAssertEqual(transport.releaseAll(with: .status(401)), 5)
-        let parked = queue.state.withLock { state in
-            ids.filter { id in
-                guard case .paused? = state.entries[id]?.phase else { return false }
-                return true
-            }
-        }
+        queue.workQueue.sync(flags: .barrier) {}
+        let parked = queue.state.withLock { state in ids.filter { state.isPaused($0) } }
         XCTAssertEqual(parked, ids, "every refused request waits for the refresh")
         refreshMayEnd.open()
         wait(for: [done], timeout: 10)

@@ -345,6 +345,12 @@ struct QueueState {
 
     // MARK: - Sizes, for tests
 
+    /// Whether a request is between attempts: backing off, or waiting for credentials.
+    func isPaused(_ id: RequestID) -> Bool {
+        guard let entry = entries[id], case .paused = entry.phase else { return false }
+        return true
+    }
+
     /// How many type observers the queue holds, dead or alive.
     var typeObserverCount: Int { typeObservers.count }
 
