@@ -3,10 +3,13 @@
 #
 # Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
 # gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port and an upload sink
-# (Scripts/upload_sink.py) on another, waits until they answer, runs `swift test` with their
-# URLs in the environment, then the suite again under ThreadSanitizer, then Scripts/docs.sh (the
-# documentation, warnings as errors), and stops the servers whatever happens. Extra arguments go
-# to a single `swift test` run instead (for example: Scripts/test.sh --filter Integration).
+# (Scripts/upload_sink.py) on another, waits until they answer, and then, with their URLs in the
+# environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
+# `swift test` with the network tests through the curl transport and those tests again through
+# URLSession, then the same under ThreadSanitizer, then Scripts/docs.sh (the documentation,
+# warnings as errors); it stops the servers whatever happens. Extra arguments go to a single
+# `swift test` run instead (for example: Scripts/test.sh --filter Integration); set
+# COURIER_TEST_TRANSPORT=curl or urlsession to choose the network transport of that run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -75,11 +78,30 @@ if [ $# -gt 0 ]; then
 fi
 results=.build/test-results.log
 : >"$results"
-swift test 2>&1 | tee -a "$results"
-# ThreadSanitizer over everything but the two long network tests (they run above). A race
-# makes the run exit non-zero even when every test passes.
+if [ "$(uname)" = Linux ]; then
+    # Courier's own libcurl declarations against the real headers (installs them if missing).
+    echo "==> Scripts/check-curl.sh"
+    Scripts/check-curl.sh
+    # The whole suite through the curl transport, then everything that touches the network again
+    # through URLSession: parity between the two is tested, not assumed.
+    echo "==> swift test, network tests through the curl transport"
+    COURIER_TEST_TRANSPORT=curl swift test 2>&1 | tee -a "$results"
+    echo "==> swift test, network tests through URLSession"
+    COURIER_TEST_TRANSPORT=urlsession swift test --skip-build --filter 'Integration|FaultStress' 2>&1 | tee -a "$results"
+else
+    swift test 2>&1 | tee -a "$results"
+fi
+# ThreadSanitizer over everything but the two long network tests (they run above), and on Linux
+# the network tests once more through URLSession. A race makes a run exit non-zero even when every
+# test passes.
 echo "==> swift test --sanitize=thread"
-swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
+COURIER_TEST_TRANSPORT=curl swift test --sanitize=thread --skip FaultStressTests --skip testLargeMultipartUpload 2>&1 \
+    | tee -a "$results"
+if [ "$(uname)" = Linux ]; then
+    echo "==> swift test --sanitize=thread, network tests through URLSession"
+    COURIER_TEST_TRANSPORT=urlsession swift test --sanitize=thread --skip-build --filter Integration \
+        --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
+fi
 
 # The documentation: DocC catalog and documentation comments, any warning an error. Its output
 # stays out of $results; a failure fails the run after the test summary below.
@@ -87,7 +109,7 @@ echo "==> Scripts/docs.sh"
 docs_status=0
 Scripts/docs.sh || docs_status=$?
 
-# One closing line for both runs (Swift Testing's own summary, printed last, counts only its tests).
+# One closing line for all the runs (Swift Testing's own summary, printed last, counts only its tests).
 awk '/Test Suite .(All tests|Selected tests). (passed|failed)/ { whole = 1; next }
      whole && /Executed [0-9]+ tests?, with/ {
          match($0, /Executed [0-9]+/); total += substr($0, RSTART + 9, RLENGTH - 9)
