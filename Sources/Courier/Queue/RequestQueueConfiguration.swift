@@ -56,7 +56,8 @@ public struct RequestQueueConfiguration: Sendable {
     /// another origin on a redirect, such as `["X-Api-Key"]`. Case-insensitive. Default: none.
     public var sensitiveHeaders: Set<String> = []
 
-    /// Credentials that answer HTTP Basic and Digest challenges (once per request). Default: `nil`:
+    /// Credentials that answer HTTP Basic and Digest challenges (once per request); Linux's
+    /// URLSession answers Basic only, the curl transport both. Default: `nil`:
     /// a 401 or 407 then ends the request at once as ``RequestError/validationFailed(_:body:)``
     /// with the response's status and headers.
     public var credentials: HTTPCredentials?

@@ -51,6 +51,15 @@ enum HTTPBin {
         }
     }
 
+    /// Whether the run's network transport is URLSession (for the few documented differences).
+    static var usesURLSession: Bool {
+        #if os(Linux)
+        ProcessInfo.processInfo.environment["COURIER_TEST_TRANSPORT"] == "urlsession"
+        #else
+        true
+        #endif
+    }
+
     /// A queue for integration tests, delivering on the tests' callback queue.
     static func queue(delegate: (any RequestQueueDelegate)? = nil, maxConcurrent: Int = 6,
                       configure: (inout RequestQueueConfiguration) -> Void = { _ in }) throws -> RequestQueue {
