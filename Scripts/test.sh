@@ -2,8 +2,9 @@
 # Runs Courier's whole test suite, integration tests included, on a fresh Linux machine.
 #
 # Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
-# gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port and an upload sink
-# (Scripts/upload_sink.py) on another, waits until they answer, and then, with their URLs in the
+# gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port, an upload sink
+# (Scripts/upload_sink.py) and a misbehaving server (Scripts/hostile_server.py) on others, waits
+# until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
 # `swift test` with the network tests through the curl transport and those tests again through
 # URLSession, then the same under ThreadSanitizer, then Scripts/docs.sh (the documentation,
@@ -65,11 +66,17 @@ wait_for "http://127.0.0.1:$port/get" "${server_pids[0]}" httpbin
 "$venv/bin/python" Scripts/upload_sink.py "$sink_port" 2>>"$log" &
 server_pids+=($!)
 wait_for "http://127.0.0.1:$sink_port/" "${server_pids[1]}" "the upload sink"
+hostile_port=$(free_port)
+echo "==> Starting a hostile server on 127.0.0.1:$hostile_port"
+"$venv/bin/python" Scripts/hostile_server.py "$hostile_port" 2>>"$log" &
+server_pids+=($!)
+wait_for "http://127.0.0.1:$hostile_port/ok" "${server_pids[2]}" "the hostile server"
 
 echo "==> swift test (httpbin at http://127.0.0.1:$port)"
 export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
 export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
 export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
+export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"
 export COURIER_REQUIRE_HTTPBIN=1
 if [ $# -gt 0 ]; then

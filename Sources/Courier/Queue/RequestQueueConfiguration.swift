@@ -65,8 +65,11 @@ public struct RequestQueueConfiguration: Sendable {
     /// The largest response body accepted, in bytes; a larger one ends its request with
     /// ``RequestError/responseTooLarge(limit:)`` as soon as it is known (from `Content-Length`,
     /// or while the body arrives), without buffering the rest. Default: `nil`, no limit.
-    /// With a limit, the URLSession transport receives bodies through its session's delegate,
-    /// which on Linux costs throughput (see BENCHMARKS.md); leave it `nil` where speed matters most.
+    /// The curl transport counts decoded bytes, so a compression bomb stops at the limit too, and
+    /// its memory stays near the limit. With a limit, the URLSession transport receives bodies
+    /// through its session's delegate, which on Linux costs throughput (see BENCHMARKS.md), and
+    /// Linux's URLSession reads ahead of its delegate: from a fast server it can take hundreds of
+    /// megabytes before the transfer stops.
     public var maximumResponseSize: Int?
 
     /// Where requests go. Default: ``RequestTransport/network``; ``RequestTransport/fixtures(_:)``

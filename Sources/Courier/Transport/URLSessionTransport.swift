@@ -103,16 +103,21 @@ final class URLSessionTransport: Transport {
 ///
 /// Linux's URLSession reports some failures as `NSURLErrorUnknown` (-1) with libcurl's message
 /// instead of their own code: a connection reset or a body cut short (the server died), and
-/// sometimes a refused connection. Measured with a server killed by SIGKILL mid-response.
+/// sometimes a refused connection (seen with a server killed by SIGKILL mid-response); and a
+/// response libcurl refused as malformed (an HTTP/0.9 reply to a garbage status line, reported as
+/// an unsupported URL; too many header bytes, as unknown) is really a bad server response.
 func libcurlFailure(_ error: NSError) -> URLError.Code? {
-    guard error.domain == NSURLErrorDomain, error.code == NSURLErrorUnknown else { return nil }
+    guard error.domain == NSURLErrorDomain else { return nil }
     let message = (error.userInfo[NSLocalizedDescriptionKey] as? String ?? "").lowercased()
+    if error.code == NSURLErrorUnsupportedURL, message.contains("http/0.9") { return .badServerResponse }
+    guard error.code == NSURLErrorUnknown else { return nil }
     let meanings: [(phrases: [String], code: URLError.Code)] = [
         (["recv failure", "send failure", "connection reset", "transfer closed with", "empty reply from server",
           "connection died"], .networkConnectionLost),
         (["couldn't connect to server", "failed to connect to"], .cannotConnectToHost),
         (["could not resolve host", "couldn't resolve host"], .cannotFindHost),
         (["operation timed out", "timeout was reached"], .timedOut),
+        (["too large response headers", "header too large"], .badServerResponse),
     ]
     return meanings.first { meaning in meaning.phrases.contains { message.contains($0) } }?.code
 }

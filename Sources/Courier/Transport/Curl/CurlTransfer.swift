@@ -1,4 +1,5 @@
 #if os(Linux)
+import CourierCurl
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -107,7 +108,16 @@ final class CurlExchange {
         reader.close()
         if let failure { return .failure(failure) }
         let url = transfer.request.urlRequest.url
-        guard code == 0 else { return .failure(CurlErrors.error(code: code, message: easy.errorMessage, url: url)) }
+        guard code == 0 else {
+            if parser.head == nil, code == Int32(COURIER_CURLE_OUT_OF_MEMORY) {
+                // libcurl refuses a header line over 100 KB this way, before Courier sees it.
+                return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
+                    NSLocalizedDescriptionKey: "the server sent a header line larger than libcurl accepts (100 KB)",
+                    NSURLErrorFailingURLErrorKey: url as Any,
+                ])))
+            }
+            return .failure(CurlErrors.error(code: code, message: easy.errorMessage, url: url))
+        }
         guard let head = parser.head, let url,
               let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.version,
                                              headerFields: head.headerDictionary)

@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Servers that misbehave (Scripts/hostile_server.py, started by Scripts/test.sh): every request
+/// ends promptly, with an error that names what the server did wrong, and bounded memory.
+final class HostileServerIntegrationTests: XCTestCase {
+    private struct Outcome {
+        let result: Result<RawResponse, RequestError>
+        let seconds: Double
+        let peakGrowth: Int
+
+        var error: RequestError? {
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+
+        /// The `URLError` code of a transport failure.
+        var urlErrorCode: URLError.Code? {
+            if case .transportFailed(let error)? = error { return error.code }
+            return nil
+        }
+
+        /// The failure's full text, its `URLError`'s own description included.
+        var message: String {
+            guard let error else { return "no error" }
+            if case .transportFailed(let urlError) = error {
+                return "\(error) \(urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? "")"
+            }
+            return "\(error)"
+        }
+    }
+
+    private func hostileServer() throws -> URL {
+        guard let text = ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], let url = URL(string: text) else {
+            throw HTTPBin.missing("Hostile-server tests need Scripts/hostile_server.py: run Scripts/test.sh, "
+                + "or start it yourself and set COURIER_HOSTILE_URL=http://127.0.0.1:PORT")
+        }
+        return url
+    }
+
+    /// Sends GET `path` to the hostile server and measures how long it took and how far memory grew.
+    /// - Parameter transport: The transport to use; by default the run's.
+    private func send(_ path: String, maximumResponseSize: Int? = nil, through transport: RequestTransport? = nil) async throws -> Outcome {
+        let base = try hostileServer()
+        let queue = try HTTPBin.queue { config in
+            config.maximumResponseSize = maximumResponseSize
+            config.timeoutInterval = 60
+            if let transport { config.transport = transport }
+        }
+        let sampler = MemorySampler()
+        let start = Date()
+        let result: Result<RawResponse, RequestError>
+        do {
+            result = .success(try await queue.send(PathRequest<RawResponse>(base.absoluteString + path)))
+        } catch {
+            result = .failure(error)
+        }
+        let outcome = Outcome(result: result, seconds: Date().timeIntervalSince(start), peakGrowth: sampler.stop())
+        let name = transport.map { _ in "curl" } ?? (HTTPBin.usesURLSession ? "URLSession" : "curl")
+        print("hostile \(path) through \(name): \(outcome.message); "
+              + String(format: "%.2f s, peak RSS growth %d MiB", outcome.seconds, outcome.peakGrowth >> 20))
+        return outcome
+    }
+
+    func testAGarbageStatusLineIsABadServerResponse() async throws {
+        let outcome = try await send("/garbage-status")
+        XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)
+        XCTAssertLessThan(outcome.seconds, 10)
+    }
+
+    func testAnEightMegabyteHeaderEndsPromptlyAsABadServerResponse() async throws {
+        let outcome = try await send("/huge-header")
+        XCTAssertNotNil(outcome.error, "an 8 MB header field must not be accepted")
+        if !HTTPBin.usesURLSession {
+            // (Linux's URLSession says only "out of memory", with no code of its own)
+            XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)
+            XCTAssertTrue(outcome.message.contains("header line larger than libcurl accepts"), outcome.message)
+        }
+        XCTAssertLessThan(outcome.seconds, 10)
+    }
+
+    func testAHundredThousandHeaderFieldsEndPromptlyAsABadServerResponse() async throws {
+        let outcome = try await send("/many-headers")
+        XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)
+        if !HTTPBin.usesURLSession {
+            XCTAssertTrue(outcome.message.contains("more than 1000 header fields"), outcome.message)
+        }
+        XCTAssertLessThan(outcome.seconds, 10)
+    }
+
+    // Bounded memory is a feature of the curl transport: Linux's URLSession reads ahead of its
+    // delegate, so a fast endless body or bomb takes hundreds of megabytes (and seconds to tens of
+    // seconds) before its limit stops it (documented on maximumResponseSize). These run through
+    // curl whatever the run's transport.
+
+    func testAnEndlessBodyStopsAtTheLimitWithBoundedMemory() async throws {
+        let limit = 10 << 20
+        let outcome = try await send("/endless", maximumResponseSize: limit, through: .curl)
+        guard case .responseTooLarge(let reported)? = outcome.error else {
+            return XCTFail("expected responseTooLarge, got \(outcome.message)")
+        }
+        XCTAssertEqual(reported, limit)
+        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.peakGrowth, limit + (32 << 20), "peak growth \(outcome.peakGrowth >> 20) MiB")
+    }
+
+    func testACompressionBombStopsAtTheLimitCountingDecodedBytes() async throws {
+        let limit = 10 << 20
+        let outcome = try await send("/gzip-bomb", maximumResponseSize: limit, through: .curl)
+        guard case .responseTooLarge(let reported)? = outcome.error else {
+            return XCTFail("expected responseTooLarge, got \(outcome.message)")
+        }
+        XCTAssertEqual(reported, limit)
+        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.peakGrowth, limit + (32 << 20), "peak growth \(outcome.peakGrowth >> 20) MiB")
+    }
+}
