@@ -27,6 +27,21 @@ final class LinuxNotesDocsTests: XCTestCase {
         var method: HTTPMethod { .get }
     }
 
+    // Linux Notes › The network transport on Linux.
+    func testChoosingTheTransport() {
+        var config = RequestQueueConfiguration.default
+        config.transport = .urlSession          // choose URLSession instead
+        if let reason = RequestTransport.curlUnavailableReason {
+            print("URLSession is used:", reason)
+        }
+        #if os(Linux)
+        XCTAssertNil(RequestTransport.curlUnavailableReason, "libcurl.so.4 is loaded by FoundationNetworking, so it is here")
+        #else
+        XCTAssertNotNil(RequestTransport.curlUnavailableReason)
+        #endif
+        _ = config
+    }
+
     // Linux Notes › every configuration sample, in order.
     func testConfigurationSamples() {
         var configuration = RequestQueueConfiguration.default
