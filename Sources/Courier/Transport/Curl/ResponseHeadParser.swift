@@ -1,4 +1,6 @@
 #if os(Linux)
+import Foundation
+
 /// A response head as a server sent it: status, version, and header fields in order.
 struct ResponseHead: Equatable, Sendable {
     var status: Int
