@@ -60,7 +60,12 @@ mkdir -p "$graphs"
 triple=$(swift -print-target-info | "$python" -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 sdk=()
 if [ "$(uname -s)" = Darwin ]; then sdk=(-sdk "$(xcrun --show-sdk-path)"); fi
-"$extract" -module-name "$module" -target "$triple" ${sdk[@]+"${sdk[@]}"} \
+# Courier imports its C targets' modules (CourierCurl): their module maps are in the build folder.
+c_modules=()
+for map in "$bin"/*.build/module.modulemap; do
+    [ -f "$map" ] && c_modules+=(-Xcc "-fmodule-map-file=$map")
+done
+"$extract" -module-name "$module" -target "$triple" ${sdk[@]+"${sdk[@]}"} ${c_modules[@]+"${c_modules[@]}"} \
     -module-cache-path "$bin/ModuleCache" -I "$modules" \
     -minimum-access-level public -omit-extension-block-symbols -output-dir "$graphs"
 if [ ! -f "$graphs/$module.symbols.json" ]; then

@@ -7,8 +7,9 @@
 # until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
 # `swift test` with the network tests through the curl transport and those tests again through
-# URLSession, then the same under ThreadSanitizer, then Scripts/docs.sh (the documentation,
-# warnings as errors); it stops the servers whatever happens. Extra arguments go to a single
+# URLSession, then the same under ThreadSanitizer, then a bounded fuzz run of the parsers
+# (Scripts/fuzz.sh), then Scripts/docs.sh (the documentation, warnings as errors); it stops the
+# servers whatever happens. Extra arguments go to a single
 # `swift test` run instead (for example: Scripts/test.sh --filter Integration); set
 # COURIER_TEST_TRANSPORT=curl or urlsession to choose the network transport of that run.
 set -euo pipefail
@@ -110,8 +111,15 @@ if [ "$(uname)" = Linux ]; then
         --skip testLargeMultipartUpload 2>&1 | tee -a "$results"
 fi
 
-# The documentation: DocC catalog and documentation comments, any warning an error. Its output
-# stays out of $results; a failure fails the run after the test summary below.
+# The parsers of what servers send, fuzzed for a bounded time (COURIER_FUZZ_SECONDS per target).
+# Like the documentation below, its output stays out of $results and a failure fails the run
+# after the test summary.
+fuzz_status=0
+if [ "$(uname)" = Linux ]; then
+    Scripts/fuzz.sh "${COURIER_FUZZ_SECONDS:-60}" || fuzz_status=$?
+fi
+
+# The documentation: DocC catalog and documentation comments, any warning an error.
 echo "==> Scripts/docs.sh"
 docs_status=0
 Scripts/docs.sh || docs_status=$?
@@ -125,6 +133,10 @@ awk '/Test Suite .(All tests|Selected tests). (passed|failed)/ { whole = 1; next
          whole = 0
      }
      END { printf "Tests: %d passed, %d failed, %d skipped\n", total - failed - skipped, failed, skipped }' "$results"
+if [ "$fuzz_status" != 0 ]; then
+    echo "Fuzzing: Scripts/fuzz.sh found a crash or a broken invariant (see above)" >&2
+    exit "$fuzz_status"
+fi
 if [ "$docs_status" != 0 ]; then
     echo "Documentation: Scripts/docs.sh failed (its findings are above)" >&2
     exit "$docs_status"

@@ -43,6 +43,13 @@ public struct Fixture: Sendable, Hashable {
     /// Seconds the answer takes, on top of the transport's ``FixtureTransport/latency``. Default: 0.
     public var delay: TimeInterval
 
+    /// Creates a fixture; only `path` is required, every other value has the default its
+    /// property documents (a GET answered with an empty 200, at once).
+    ///
+    /// ```swift
+    /// fixtures.add(Fixture(method: .post, path: "/login", bodyJSON: #"{"user_name":"ada"}"#,
+    ///                      status: 201, body: Data(#"{"token":"t"}"#.utf8)))
+    /// ```
     public init(method: HTTPMethod = .get, path: String, query: [String: String] = [:],
                 requestHeaders: [String: String] = [:], bodyContains: String? = nil, bodyJSON: String? = nil,
                 status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: TimeInterval = 0) {
@@ -160,9 +167,11 @@ extension Fixture {
 
 /// A fixture folder or file that cannot be used, or held requests that did not come.
 public enum FixtureError: Error, Sendable, CustomStringConvertible {
+    /// A fixture file (named first) that cannot be read or does not describe a fixture, and why.
     case invalidFile(String, reason: String)
+    /// A recorded exchange that cannot be written to the file named first, and why.
     case cannotWrite(String, reason: String)
-    /// ``FixtureTransport/waitForHeldRequests(_:timeout:)`` waited `after` seconds for `expected`
+    /// `waitForHeldRequests(_:timeout:)` of ``FixtureTransport`` waited `after` seconds for `expected`
     /// held requests; `held` describes those that were held, as in `GET /v1/me (held #1)`.
     case heldRequestsTimedOut(expected: Int, held: [String], after: TimeInterval)
 
