@@ -3,8 +3,9 @@
 #
 # Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
 # gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port, an upload sink
-# (Scripts/upload_sink.py) and a misbehaving server (Scripts/hostile_server.py) on others, waits
-# until they answer, and then, with their URLs in the
+# (Scripts/upload_sink.py), a misbehaving server (Scripts/hostile_server.py) and nginx with TLS
+# (installed from Debian if missing; certificates from Scripts/make_test_certificates.py) on
+# others, waits until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
 # `swift test` with the network tests through the curl transport and those tests again through
 # URLSession, then the same under ThreadSanitizer, then a bounded fuzz run of the parsers
@@ -17,12 +18,19 @@ cd "$(dirname "$0")/.."
 
 venv=.build/venv
 python=${PYTHON:-python3}
-if ! "$venv/bin/python" -c 'import httpbin, gunicorn' 2>/dev/null; then
-    echo "==> Installing httpbin and gunicorn into $venv"
+if ! "$venv/bin/python" -c 'import httpbin, gunicorn, cryptography' 2>/dev/null; then
+    echo "==> Installing httpbin, gunicorn and cryptography into $venv"
     mkdir -p .build
     "$python" -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'httpbin==0.10.4' 'gunicorn==27.0.1'
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'httpbin==0.10.4' 'gunicorn==27.0.1' 'cryptography==48.0.0'
 fi
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+    echo "==> Installing nginx from Debian (the TLS test server)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null
+    apt-get install -y -qq nginx >/dev/null
+fi
+nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 
 free_port() {
     "$venv/bin/python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -67,17 +75,67 @@ wait_for "http://127.0.0.1:$port/get" "${server_pids[0]}" httpbin
 "$venv/bin/python" Scripts/upload_sink.py "$sink_port" 2>>"$log" &
 server_pids+=($!)
 wait_for "http://127.0.0.1:$sink_port/" "${server_pids[1]}" "the upload sink"
+# A TLS server: nginx with certificates of a private CA (Scripts/make_test_certificates.py): valid
+# (HTTP/2), expired, and for another host, each on its own port; it answers with its protocol.
+tls=$PWD/.build/tls
+mkdir -p "$tls/logs" "$tls/temp"
+"$venv/bin/python" Scripts/make_test_certificates.py "$tls"
+tls_valid=$(free_port); tls_expired=$(free_port); tls_wrong=$(free_port)
+tls_server() { # PORT CERTIFICATE
+    cat <<CONF
+    server {
+        listen 127.0.0.1:$1 ssl http2;
+        ssl_certificate $tls/$2.pem;
+        ssl_certificate_key $tls/$2.key;
+        location / { default_type application/json; return 200 '{"protocol":"\$server_protocol"}'; }
+    }
+CONF
+}
+cat >"$tls/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $tls/nginx.pid;
+error_log $tls/logs/error.log warn;
+events { worker_connections 256; }
+http {
+    access_log off;
+    client_body_temp_path $tls/temp/client_body;
+    proxy_temp_path $tls/temp/proxy;
+    fastcgi_temp_path $tls/temp/fastcgi;
+    uwsgi_temp_path $tls/temp/uwsgi;
+    scgi_temp_path $tls/temp/scgi;
+$(tls_server "$tls_valid" valid)
+$(tls_server "$tls_expired" expired)
+$(tls_server "$tls_wrong" wrong-host)
+}
+CONF
+echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host)"
+"$nginx_bin" -c "$tls/nginx.conf" -p "$tls" 2>>"$log" &
+server_pids+=($!)
+for attempt in $(seq 100); do
+    "$venv/bin/python" -c "import ssl, urllib.request; urllib.request.urlopen('https://127.0.0.1:$tls_valid/', \
+        timeout=1, context=ssl.create_default_context(cafile='$tls/ca.pem'))" 2>/dev/null && break
+    if ! kill -0 "${server_pids[-1]}" 2>/dev/null || [ "$attempt" = 100 ]; then
+        echo "nginx (TLS) did not start; its error log:" >&2
+        cat "$tls/logs/error.log" >&2 || true
+        exit 1
+    fi
+    sleep 0.1
+done
+
 hostile_port=$(free_port)
 echo "==> Starting a hostile server on 127.0.0.1:$hostile_port"
 "$venv/bin/python" Scripts/hostile_server.py "$hostile_port" 2>>"$log" &
 server_pids+=($!)
-wait_for "http://127.0.0.1:$hostile_port/ok" "${server_pids[2]}" "the hostile server"
+wait_for "http://127.0.0.1:$hostile_port/ok" "${server_pids[-1]}" "the hostile server"
 
 echo "==> swift test (httpbin at http://127.0.0.1:$port)"
 export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
 export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
 export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
 export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port"
+export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
+export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"
 export COURIER_REQUIRE_HTTPBIN=1
 if [ $# -gt 0 ]; then

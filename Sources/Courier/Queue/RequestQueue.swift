@@ -75,7 +75,7 @@ public final class RequestQueue: Sendable {
             sessionConfiguration: session,
             maximumConnectionsPerHost: max(session.httpMaximumConnectionsPerHost, configuration.maxConcurrentRequests),
             credentials: configuration.credentials, maximumResponseSize: configuration.maximumResponseSize,
-            completionQueue: workQueue)
+            trustedCertificates: configuration.trustedCertificates, completionQueue: workQueue)
         self.init(configuration: configuration, delegate: delegate, baseURL: baseURL,
                   transport: configuration.transport.make(settings), workQueue: workQueue)
     }

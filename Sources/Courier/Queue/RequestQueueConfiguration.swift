@@ -72,6 +72,18 @@ public struct RequestQueueConfiguration: Sendable {
     /// megabytes before the transfer stops.
     public var maximumResponseSize: Int?
 
+    /// Certificate authorities to trust besides the system's, as PEM files: a private CA, or a
+    /// test server's. Server certificates are always verified; this only adds roots. Default: none.
+    ///
+    /// ```swift
+    /// config.trustedCertificates = [URL(fileURLWithPath: "/etc/myapp/internal-ca.pem")]
+    /// ```
+    /// Honoured by the curl transport (Linux). Linux's URLSession cannot take extra roots per
+    /// session; there, and on Apple platforms, a file that cannot be used fails requests with
+    /// ``RequestError/transportFailed(_:)`` (`.secureConnectionFailed`) saying so, rather than
+    /// being ignored.
+    public var trustedCertificates: [URL] = []
+
     /// Where requests go. Default: ``RequestTransport/network``; ``RequestTransport/fixtures(_:)``
     /// answers from fixtures (tests, demos), ``RequestTransport/recording(into:)`` captures them.
     public var transport: RequestTransport = .network

@@ -170,7 +170,9 @@ extension Transport {
 
 /// The queue's settings that concern a transport, handed to it when the queue makes it.
 ///
-/// Each transport documents which it honours; Courier's URLSession transport honours all of them.
+/// Each transport documents which it honours. Courier's curl transport honours all of them; its
+/// URLSession transport all but ``trustedCertificates``, which it refuses with an error rather than
+/// ignore.
 public struct TransportSettings: Sendable {
     /// The session settings of ``RequestQueueConfiguration/sessionConfiguration``: extra
     /// headers, cookies, proxies, caches, transport-level timeouts. A copy: changing it has no effect
@@ -191,6 +193,10 @@ public struct TransportSettings: Sendable {
     /// ``RequestError/responseTooLarge(limit:)`` without being buffered. `nil` for no limit.
     public var maximumResponseSize: Int?
 
+    /// PEM files of certificate authorities to trust besides the system's
+    /// (``RequestQueueConfiguration/trustedCertificates``). Verification itself stays on.
+    public var trustedCertificates: [URL]
+
     /// The queue's work queue, where it processes completions. A transport that calls its
     /// completions on this queue saves a thread hop per request; on any other, the queue moves
     /// them here itself.
@@ -202,10 +208,12 @@ public struct TransportSettings: Sendable {
     ///   - maximumConnectionsPerHost: Connections per host. Default: 6.
     ///   - credentials: Basic and Digest credentials. Default: `nil`.
     ///   - maximumResponseSize: The body limit of buffered tasks. Default: `nil`, no limit.
+    ///   - trustedCertificates: Extra certificate authorities, as PEM files. Default: none.
     ///   - completionQueue: Where completions are welcome. Default: a new concurrent queue.
     public init(sessionConfiguration: URLSessionConfiguration = .default, maximumConnectionsPerHost: Int = 6,
-                credentials: HTTPCredentials? = nil, maximumResponseSize: Int? = nil,
+                credentials: HTTPCredentials? = nil, maximumResponseSize: Int? = nil, trustedCertificates: [URL] = [],
                 completionQueue: DispatchQueue = DispatchQueue(label: "Courier.transport.completions", attributes: .concurrent)) {
+        self.trustedCertificates = trustedCertificates
         self.sessionConfiguration = sessionConfiguration
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.credentials = credentials

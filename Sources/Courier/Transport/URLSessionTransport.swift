@@ -15,13 +15,20 @@ final class URLSessionTransport: Transport {
 
     /// The largest body accepted, or nil for no limit.
     private let maximumResponseSize: Int?
+    /// A setting this transport cannot honour, which every request then fails with.
+    private let unsupported: RequestError?
 
-    /// Honours every ``TransportSettings`` value. With a `maximumResponseSize`, tasks receive
+    /// Honours every ``TransportSettings`` value but `trustedCertificates`: URLSession takes extra
+    /// certificate authorities only process-wide on Linux, so requests then fail saying so. With a `maximumResponseSize`, tasks receive
     /// their body through the session's delegate so that an oversized one is stopped early; on
     /// Linux that path is slower (see BENCHMARKS.md). Completion handlers run on the settings'
     /// `completionQueue`, which saves the queue a hop per request.
     init(settings: TransportSettings) {
         maximumResponseSize = settings.maximumResponseSize
+        unsupported = settings.trustedCertificates.isEmpty ? nil : .transportFailed(URLError(.secureConnectionFailed, userInfo: [
+            NSLocalizedDescriptionKey: "the URLSession transport cannot trust extra certificate authorities "
+                + "(trustedCertificates); use the curl transport (RequestTransport.curl, Linux) for them",
+        ]))
         // URLSession copies its configuration too; copying first keeps the caller's object untouched.
         let configuration = settings.sessionConfiguration.copy() as! URLSessionConfiguration
         configuration.httpMaximumConnectionsPerHost = settings.maximumConnectionsPerHost
@@ -38,6 +45,7 @@ final class URLSessionTransport: Transport {
         for transportRequest: TransportRequest,
         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void
     ) -> any TransportTask {
+        if let unsupported { return FailedTask(error: unsupported, completion: completion) }
         let request = transportRequest.urlRequest
         let bodyFile = transportRequest.bodyFile
         let url = request.url
@@ -140,4 +148,13 @@ private struct SessionTask: TransportTask {
                          bytesReceived: task.countOfBytesReceived,
                          totalBytesToReceive: task.countOfBytesExpectedToReceive)
     }
+}
+
+/// A task that fails as soon as it is resumed, for a request the transport cannot send.
+private struct FailedTask: TransportTask {
+    let error: RequestError
+    let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+    func resume() { completion(.failure(error)) }
+    func cancel() {}
+    var progress: TransferProgress { TransferProgress() }
 }

@@ -12,7 +12,8 @@ import FoundationNetworking
 /// `httpMaximumConnectionsPerHost` (through ``TransportSettings/maximumConnectionsPerHost``),
 /// `httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies` and
 /// `connectionProxyDictionary` (HTTP and HTTPS proxies); without a proxy there, libcurl reads
-/// `http_proxy`, `https_proxy` and `no_proxy` from the environment. Not honoured: `urlCache`
+/// `http_proxy`, `https_proxy` and `no_proxy` from the environment. ``TransportSettings/trustedCertificates``
+/// are added to the system's roots (certificates are always verified). Not honoured: `urlCache`
 /// (Courier's own cache is planned), `requestCachePolicy`, `networkServiceType`,
 /// `allowsCellularAccess` and the other Apple-only settings, which mean nothing on Linux.
 struct CurlOptions: Sendable {
@@ -29,6 +30,10 @@ struct CurlOptions: Sendable {
     var httpProxy: String?
     var httpsProxy: String?
     var cookies: CurlCookies?
+    /// A CA bundle with the system's roots and the trusted extra ones, when there are extra ones.
+    var certificateAuthorities: String?
+    /// Why the settings cannot be used (an unreadable certificate file): every request fails with it.
+    var unusable: RequestError?
 
     init(settings: TransportSettings, curlVersion: String) {
         let session = settings.sessionConfiguration
@@ -49,6 +54,53 @@ struct CurlOptions: Sendable {
         httpsProxy = Self.proxy(proxies, enable: "HTTPSEnable", host: "HTTPSProxy", port: "HTTPSPort")
         if let storage = session.httpCookieStorage, session.httpShouldSetCookies || session.httpCookieAcceptPolicy != .never {
             cookies = CurlCookies(storage: storage, sends: session.httpShouldSetCookies, policy: session.httpCookieAcceptPolicy)
+        }
+        if !settings.trustedCertificates.isEmpty {
+            switch Self.caBundle(adding: settings.trustedCertificates) {
+            case .success(let path): certificateAuthorities = path
+            case .failure(let error): unusable = error
+            }
+        }
+    }
+
+    /// Where Linux distributions keep the system's roots (Debian and Ubuntu, Fedora and RHEL,
+    /// openSUSE, Alpine).
+    private static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
+                                        "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"]
+
+    /// A bundle file of the system's roots plus `extra`, since libcurl takes one CA file: the
+    /// extra roots add to the system's rather than replace them. Named after its content, so
+    /// queues with the same roots share one file.
+    private static func caBundle(adding extra: [URL]) -> Result<String, RequestError> {
+        var bundle = Data()
+        if let system = systemBundles.lazy.compactMap({ FileManager.default.contents(atPath: $0) }).first {
+            bundle.append(system)
+            bundle.append(0x0A)
+        }
+        for file in extra {
+            guard let pem = FileManager.default.contents(atPath: file.path),
+                  String(decoding: pem, as: UTF8.self).contains("-----BEGIN CERTIFICATE-----") else {
+                return .failure(.transportFailed(URLError(.secureConnectionFailed, userInfo: [
+                    NSLocalizedDescriptionKey: "the trusted certificate file \(file.path) cannot be read as PEM certificates",
+                ])))
+            }
+            bundle.append(pem)
+            bundle.append(0x0A)
+        }
+        // FNV-1a: a stable name for the same content across processes.
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bundle { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("courier-ca-\(String(hash, radix: 16)).pem").path
+        do {
+            if FileManager.default.contents(atPath: path) != bundle {
+                try bundle.write(to: URL(fileURLWithPath: path), options: .atomic)
+            }
+            return .success(path)
+        } catch {
+            return .failure(.transportFailed(URLError(.secureConnectionFailed, userInfo: [
+                NSLocalizedDescriptionKey: "cannot write the CA bundle with the trusted certificates to \(path): \(error)",
+            ])))
         }
     }
 

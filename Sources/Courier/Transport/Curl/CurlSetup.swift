@@ -7,6 +7,7 @@ import FoundationNetworking
 /// Turns a ``TransportRequest`` into a configured easy handle, on the loop thread.
 enum CurlSetup {
     static func configure(_ easy: CurlEasy, for transfer: CurlTransfer, options: CurlOptions) -> Result<CurlExchange, RequestError> {
+        if let unusable = options.unusable { return .failure(unusable) }
         let request = transfer.request.urlRequest
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             return .failure(.transportFailed(URLError(.unsupportedURL, userInfo: [
@@ -60,6 +61,7 @@ enum CurlSetup {
         easy.setHeaders(lines)
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
+        if let bundle = options.certificateAuthorities { easy.set(.caFile(bundle)) }
         if let idle = options.idleTimeout { easy.set(.idleTimeout(seconds: idle)) }
         if let total = options.resourceTimeout { easy.set(.totalTimeout(milliseconds: total)) }
         return .success(exchange)
