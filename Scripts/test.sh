@@ -3,7 +3,8 @@
 #
 # Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
 # gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port, an upload sink
-# (Scripts/upload_sink.py), a misbehaving server (Scripts/hostile_server.py) and nginx with TLS
+# (Scripts/upload_sink.py), a forward proxy (Scripts/forward_proxy.py), a misbehaving server
+# (Scripts/hostile_server.py) and nginx with TLS
 # (installed from Debian if missing; certificates from Scripts/make_test_certificates.py) on
 # others, waits until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
@@ -123,6 +124,11 @@ for attempt in $(seq 100); do
     sleep 0.1
 done
 
+proxy_port=$(free_port)
+echo "==> Starting a forward proxy on 127.0.0.1:$proxy_port"
+"$venv/bin/python" Scripts/forward_proxy.py "$proxy_port" 2>>"$log" &
+server_pids+=($!)
+wait_for "http://127.0.0.1:$proxy_port/" "${server_pids[-1]}" "the forward proxy"
 hostile_port=$(free_port)
 echo "==> Starting a hostile server on 127.0.0.1:$hostile_port"
 "$venv/bin/python" Scripts/hostile_server.py "$hostile_port" 2>>"$log" &
@@ -133,7 +139,7 @@ echo "==> swift test (httpbin at http://127.0.0.1:$port)"
 export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
 export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
 export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
-export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port"
+export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port" COURIER_PROXY_PORT="$proxy_port"
 export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
 export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"

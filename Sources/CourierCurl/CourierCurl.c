@@ -122,7 +122,7 @@ int courier_curl_easy_setopt_callback(CourierCurlEasy *easy, int option, Courier
 }
 int courier_curl_easy_getinfo_long(CourierCurlEasy *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int courier_curl_easy_pause(CourierCurlEasy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
-const char *courier_curl_easy_strerror(int code) { return curl.easy_strerror(code); }
+const char *courier_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : "libcurl is not loaded"; }
 
 CourierCurlList *courier_curl_slist_append(CourierCurlList *list, const char *text) { return curl.slist_append(list, text); }
 void courier_curl_slist_free_all(CourierCurlList *list) { curl.slist_free_all(list); }

@@ -36,7 +36,9 @@ enum CurlLibrary {
 
     /// libcurl's own description of a result code.
     static func describe(_ code: Int32) -> String {
-        String(cString: courier_curl_easy_strerror(code))
+        // Loads libcurl first: its functions may be called only after a successful load.
+        guard case .success = availability else { return "libcurl error \(code)" }
+        return String(cString: courier_curl_easy_strerror(code))
     }
 }
 

@@ -1,0 +1,78 @@
+#if os(Linux)
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// What the curl transport takes from the session configuration that the queue does not do
+/// itself: transport-level timeouts and proxies. Always through curl, whatever the run's transport.
+final class CurlTransportIntegrationTests: XCTestCase {
+    private func queue(_ configure: (inout RequestQueueConfiguration) -> Void) throws -> RequestQueue {
+        try HTTPBin.queue { config in
+            config.transport = .curl
+            configure(&config)
+        }
+    }
+
+    private func proxyPort() throws -> Int {
+        guard let text = ProcessInfo.processInfo.environment["COURIER_PROXY_PORT"], let port = Int(text) else {
+            throw HTTPBin.missing("Proxy tests need Scripts/forward_proxy.py: run Scripts/test.sh (COURIER_PROXY_PORT)")
+        }
+        return port
+    }
+
+    func testTimeoutIntervalForRequestEndsAnIdleTransfer() async throws {
+        // Given an idle timeout of 1 s, and a server that says nothing for 10 s
+        let queue = try queue { $0.sessionConfiguration.timeoutIntervalForRequest = 1 }
+        let start = Date()
+
+        // Then the transfer ends as timed out, long before the queue's own 20 s deadline
+        do {
+            _ = try await queue.send(PathRequest<EmptyResponse>("/delay/10"))
+            XCTFail("expected a timeout")
+        } catch {
+            guard case .timedOut = error else { return XCTFail("expected .timedOut, got \(error)") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 8)
+    }
+
+    func testTimeoutIntervalForResourceBoundsABusyTransfer() async throws {
+        // Given a resource timeout of 1 s, and a server that drips its body over 6 s (never idle)
+        let queue = try queue { $0.sessionConfiguration.timeoutIntervalForResource = 1 }
+        let start = Date()
+        do {
+            _ = try await queue.send(PathRequest<RawResponse>("/drip?duration=6&numbytes=6&delay=0"))
+            XCTFail("expected a timeout")
+        } catch {
+            guard case .timedOut = error else { return XCTFail("expected .timedOut, got \(error)") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+    }
+
+    func testTheSessionsHTTPProxyIsUsed() async throws {
+        // Given the forward proxy in the session configuration
+        let port = try proxyPort()
+        let queue = try queue { config in
+            config.sessionConfiguration.connectionProxyDictionary = ["HTTPEnable": 1, "HTTPProxy": "127.0.0.1", "HTTPPort": port]
+        }
+
+        // When a request goes to httpbin
+        let echo = try await queue.send(PathRequest<Echo>("/anything?through=proxy"))
+
+        // Then it went through the proxy, which said so, and arrived whole
+        XCTAssertEqual(echo.headers["X-Courier-Proxy"], "forwarded")
+        XCTAssertEqual(echo.args, ["through": "proxy"])
+    }
+
+    func testADisabledProxyIsNotUsed() async throws {
+        let port = try proxyPort()
+        let queue = try queue { config in
+            config.sessionConfiguration.connectionProxyDictionary = ["HTTPEnable": 0, "HTTPProxy": "127.0.0.1", "HTTPPort": port]
+        }
+        let echo = try await queue.send(PathRequest<Echo>("/anything"))
+        XCTAssertNil(echo.headers["X-Courier-Proxy"])
+    }
+}
+#endif
