@@ -160,6 +160,14 @@ if [ "$(uname)" = Linux ]; then
     COURIER_TEST_TRANSPORT=curl swift test 2>&1 | tee -a "$results"
     echo "==> swift test, network tests through URLSession"
     COURIER_TEST_TRANSPORT=urlsession swift test --skip-build --filter 'Integration|FaultStress' 2>&1 | tee -a "$results"
+    # A whole program on the curl transport, start to exit: the tour against httpbin. It must end
+    # with status 0 (OpenSSL's exit handler once crashed processes that loaded libcurl).
+    echo "==> swift run CourierExample --base-url (the tour through the curl transport)"
+    if ! swift run --skip-build CourierExample --base-url "$COURIER_HTTPBIN_URL" >.build/tour.log 2>&1; then
+        echo "The tour against httpbin failed; its output:" >&2
+        cat .build/tour.log >&2
+        exit 1
+    fi
 else
     swift test 2>&1 | tee -a "$results"
 fi
