@@ -82,9 +82,10 @@ _Static_assert(offsetof(curl_version_info_data, features) == offsetof(struct cou
 _Static_assert(COURIER_CURLMSG_DONE == CURLMSG_DONE && COURIER_CURLVERSION_NOW == CURLVERSION_NOW
                && COURIER_CURL_GLOBAL_ALL == CURL_GLOBAL_ALL, "private constants");
 _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is not 64 bits");
-/* The callback type Courier passes for write, header and read functions. */
+/* The callback types Courier passes for write, header, read and seek functions. */
 curl_write_callback check_write = (CourierCurlDataCallback)0;
 curl_read_callback check_read = (CourierCurlDataCallback)0;
+curl_seek_callback check_seek = (CourierCurlSeekCallback)0;
 int main(void) { return 0; }
 C
 } >"$work/check.c"

@@ -120,6 +120,9 @@ int courier_curl_easy_setopt_offset(CourierCurlEasy *easy, int option, int64_t v
 int courier_curl_easy_setopt_callback(CourierCurlEasy *easy, int option, CourierCurlDataCallback callback) {
     return curl.easy_setopt(easy, option, callback);
 }
+int courier_curl_easy_setopt_seek_callback(CourierCurlEasy *easy, int option, CourierCurlSeekCallback callback) {
+    return curl.easy_setopt(easy, option, callback);
+}
 int courier_curl_easy_getinfo_long(CourierCurlEasy *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int courier_curl_easy_pause(CourierCurlEasy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
 const char *courier_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : "libcurl is not loaded"; }

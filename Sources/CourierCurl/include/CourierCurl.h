@@ -18,6 +18,8 @@ typedef struct CourierCurlList CourierCurlList;    // struct curl_slist
 
 /// A write, header or read callback: (buffer, size, count, context) -> bytes handled.
 typedef size_t (*CourierCurlDataCallback)(char *buffer, size_t size, size_t count, void *context);
+/// A seek callback, to rewind the request body: (context, offset, origin) -> CURL_SEEKFUNC_*.
+typedef int (*CourierCurlSeekCallback)(void *context, int64_t offset, int origin);
 
 enum {
     // Easy options (CURLoption): long values
@@ -51,6 +53,7 @@ enum {
     COURIER_CURLOPT_CAPATH = 10097,
     COURIER_CURLOPT_ACCEPT_ENCODING = 10102,
     COURIER_CURLOPT_PRIVATE = 10103,
+    COURIER_CURLOPT_SEEKDATA = 10168,
     COURIER_CURLOPT_USERNAME = 10173,
     COURIER_CURLOPT_PASSWORD = 10174,
     COURIER_CURLOPT_NOPROXY = 10177,
@@ -58,6 +61,7 @@ enum {
     COURIER_CURLOPT_WRITEFUNCTION = 20011,
     COURIER_CURLOPT_READFUNCTION = 20012,
     COURIER_CURLOPT_HEADERFUNCTION = 20079,
+    COURIER_CURLOPT_SEEKFUNCTION = 20167,
     // Easy options: curl_off_t values
     COURIER_CURLOPT_INFILESIZE_LARGE = 30115,
 
@@ -75,6 +79,8 @@ enum {
     COURIER_CURLPAUSE_CONT = 0,
     COURIER_CURL_WRITEFUNC_PAUSE = 0x10000001,
     COURIER_CURL_READFUNC_ABORT = 0x10000000,
+    COURIER_CURL_SEEKFUNC_OK = 0,
+    COURIER_CURL_SEEKFUNC_CANTSEEK = 2,
     COURIER_CURL_ERROR_SIZE = 256,
     COURIER_CURL_VERSION_HTTP2 = 1 << 16,
     COURIER_CURL_VERSION_SSL = 1 << 2,
@@ -130,6 +136,7 @@ int courier_curl_easy_setopt_pointer(CourierCurlEasy *easy, int option, const vo
 int courier_curl_easy_setopt_string(CourierCurlEasy *easy, int option, const char *value);
 int courier_curl_easy_setopt_offset(CourierCurlEasy *easy, int option, int64_t value);
 int courier_curl_easy_setopt_callback(CourierCurlEasy *easy, int option, CourierCurlDataCallback callback);
+int courier_curl_easy_setopt_seek_callback(CourierCurlEasy *easy, int option, CourierCurlSeekCallback callback);
 int courier_curl_easy_getinfo_long(CourierCurlEasy *easy, int info, long *value);
 int courier_curl_easy_pause(CourierCurlEasy *easy, int bitmask);
 const char *courier_curl_easy_strerror(int code);

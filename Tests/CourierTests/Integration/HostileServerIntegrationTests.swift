@@ -66,6 +66,19 @@ final class HostileServerIntegrationTests: XCTestCase {
         return outcome
     }
 
+    func testA401WithAChallengeEndsPromptlyWithItsStatusHeadersAndBody() async throws {
+        // Given a 401 with WWW-Authenticate and a body (which hangs Linux's URLSession if left alone)
+        let outcome = try await send("/challenge")
+        guard case .validationFailed(let response, let body)? = outcome.error else {
+            return XCTFail("expected a validation failure, got \(outcome.message)")
+        }
+        XCTAssertEqual(response.statusCode, 401)
+        XCTAssertEqual(response.value(forHTTPHeaderField: "WWW-Authenticate"), #"Bearer realm="courier""#)
+        // Linux's URLSession drops the body of a cancelled challenge (Linux notes); curl keeps it
+        XCTAssertEqual(body.string, HTTPBin.usesURLSession ? "" : #"{"error":"token expired"}"#)
+        XCTAssertLessThan(outcome.seconds, 10)
+    }
+
     func testAGarbageStatusLineIsABadServerResponse() async throws {
         let outcome = try await send("/garbage-status")
         XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)

@@ -98,9 +98,13 @@ final class CurlEasy {
         setPointer(COURIER_CURLOPT_WRITEDATA, context)
         setPointer(COURIER_CURLOPT_HEADERDATA, context)
         setPointer(COURIER_CURLOPT_READDATA, context)
+        setPointer(COURIER_CURLOPT_SEEKDATA, context)
         courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_WRITEFUNCTION), curlWriteBody)
         courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_HEADERFUNCTION), curlWriteHeader)
         courier_curl_easy_setopt_callback(handle, Int32(COURIER_CURLOPT_READFUNCTION), curlReadBody)
+        // So that libcurl can send the body again: on a fresh connection when a kept-alive one
+        // turns out dead, and for a Digest challenge.
+        courier_curl_easy_setopt_seek_callback(handle, Int32(COURIER_CURLOPT_SEEKFUNCTION), curlSeekBody)
         setPointer(COURIER_CURLOPT_ERRORBUFFER, errorBuffer)
     }
 
@@ -268,6 +272,12 @@ private let curlWriteHeader: CourierCurlDataCallback = { buffer, size, count, co
     return length
 }
 
+private let curlSeekBody: CourierCurlSeekCallback = { context, offset, origin in
+    // libcurl rewinds from the start only (SEEK_SET).
+    guard origin == SEEK_SET, handler(context).rewindBody(to: offset) else { return Int32(COURIER_CURL_SEEKFUNC_CANTSEEK) }
+    return Int32(COURIER_CURL_SEEKFUNC_OK)
+}
+
 private let curlReadBody: CourierCurlDataCallback = { buffer, size, count, context in
     guard let read = handler(context).readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count)) else {
         return COURIER_CURL_READFUNC_ABORT
@@ -329,6 +339,20 @@ struct CurlBodyReader {
                 failureDescription = " from \(path): \(String(cString: strerror(errno)))"
                 return nil
             }
+        }
+    }
+
+    /// Moves to `offset` from the start, so that libcurl can send the body again.
+    mutating func seek(to offset: Int64) -> Bool {
+        switch source {
+        case .none:
+            return offset == 0
+        case .data(let data, _):
+            guard offset >= 0, offset <= Int64(data.count) else { return false }
+            source = .data(data, offset: Int(offset))
+            return true
+        case .file(let descriptor, _):
+            return lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset)
         }
     }
 

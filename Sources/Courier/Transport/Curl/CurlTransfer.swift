@@ -98,6 +98,13 @@ final class CurlExchange {
         return count
     }
 
+    /// Rewinds the request body to `offset`, for libcurl to send it again.
+    func rewindBody(to offset: Int64) -> Bool {
+        guard reader.seek(to: offset) else { return false }
+        transfer.bytesSent.store(offset, ordering: .relaxed)
+        return true
+    }
+
     private func stop(_ error: RequestError) -> Bool {
         failure = failure ?? error
         return false
