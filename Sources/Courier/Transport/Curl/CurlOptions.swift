@@ -112,8 +112,11 @@ struct CurlOptions: Sendable {
         return number.map { "http://\(name):\($0)" } ?? "http://\(name)"
     }
 
-    /// The header lines for libcurl: the request's, the session's extra ones, cookies, and the
-    /// suppression of libcurl's `Expect: 100-continue`.
+    /// The header lines for libcurl: the request's, the session's extra ones, and cookies.
+    ///
+    /// libcurl's own `Expect: 100-continue` before bodies over 1 MB is kept, as URLSession keeps
+    /// it: a server that answers early (a redirect, a 401) is then never sent a body it will not
+    /// read, and the connection stays usable.
     func headerLines(for request: URLRequest) -> [String] {
         var lines: [String] = []
         var names = Set<String>()
@@ -128,10 +131,6 @@ struct CurlOptions: Sendable {
         }
         if !names.contains("cookie"), let cookie = cookies?.header(for: request) {
             lines.append("Cookie: \(cookie)")
-        }
-        if !names.contains("expect") {
-            // libcurl would wait for a 100 Continue before large bodies; URLSession does not.
-            lines.append("Expect:")
         }
         return lines
     }
