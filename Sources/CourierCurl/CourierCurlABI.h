@@ -37,8 +37,7 @@ struct courier_curl_version_info {
     int age;
     const char *version;
     unsigned int version_num;
-    const char *host;
-    int features;
+    // (more fields follow, which Courier does not read)
 };
 
 enum { COURIER_CURLMSG_DONE = 1, COURIER_CURLVERSION_NOW = 10, COURIER_CURL_GLOBAL_ALL = 3 };

@@ -29,11 +29,6 @@ enum CurlLibrary {
         return .success(String(cString: courier_curl_version()))
     }()
 
-    /// Whether libcurl speaks HTTP/2 (with nghttp2).
-    static var supportsHTTP2: Bool {
-        Int(courier_curl_features()) & COURIER_CURL_VERSION_HTTP2 != 0
-    }
-
     /// libcurl's own description of a result code.
     static func describe(_ code: Int32) -> String {
         // Loads libcurl first: its functions may be called only after a successful load.
@@ -82,7 +77,6 @@ final class CurlEasy {
         case caFile(String)
         case idleTimeout(seconds: Int)
         case totalTimeout(milliseconds: Int)
-        case http2OverTLS
     }
 
     /// Starts from a clean handle (libcurl keeps connections in the multi handle, not here) and
@@ -131,7 +125,6 @@ final class CurlEasy {
             setLong(COURIER_CURLOPT_LOW_SPEED_LIMIT, 1)
             return setLong(COURIER_CURLOPT_LOW_SPEED_TIME, seconds)
         case .totalTimeout(let milliseconds): return setLong(COURIER_CURLOPT_TIMEOUT_MS, milliseconds)
-        case .http2OverTLS: return setLong(COURIER_CURLOPT_HTTP_VERSION, COURIER_CURL_HTTP_VERSION_2TLS)
         }
     }
 
