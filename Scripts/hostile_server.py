@@ -8,8 +8,8 @@ Usage: hostile_server.py PORT  (binds 127.0.0.1 only). Each path is one misbehav
   /many-headers     100,000 header fields
   /endless          a chunked body that never ends (until the client goes away)
   /gzip-bomb        512 MB of zeros, gzip-compressed to about 500 KB
-  /challenge        a well-formed 401 with WWW-Authenticate and a JSON body (not hostile: the
-                    401 body that Linux's URLSession loses)
+  /challenge        a well-formed 401 with WWW-Authenticate: Bearer and a JSON body (not hostile)
+  /challenge-basic  the same with WWW-Authenticate: Basic, whose body Linux's URLSession loses
   /ok               a normal 200, to check the server is up
 
 Every connection is served on its own thread and closed after one response; a client that
@@ -69,9 +69,10 @@ def serve(connection):
             chunk = b"%x\r\n" % 65536 + b"x" * 65536 + b"\r\n"
             while True:
                 send(connection, chunk)
-        elif path == "/challenge":
+        elif path in ("/challenge", "/challenge-basic"):
+            scheme = b"Basic" if path == "/challenge-basic" else b"Bearer"
             body = b'{"error":"token expired"}'
-            send(connection, b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"courier\"\r\n"
+            send(connection, b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: " + scheme + b" realm=\"courier\"\r\n"
                  + b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
         elif path == "/gzip-bomb":
             send(connection, b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Encoding: gzip\r\n"
