@@ -3,31 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A URL request ready to send, with the file its body streams from, if any.
-struct PreparedRequest: Sendable {
-    var urlRequest: URLRequest
-    /// The file the body streams from; `nil` when the body (if any) is in `urlRequest.httpBody`.
-    var bodyFile: URL?
-    /// Whether `bodyFile` is Courier's own temporary file, removed once the request ends.
-    var bodyFileIsTemporary = false
-
-    /// The body's size in bytes (0 without a body).
-    var bodySize: Int64 {
-        if let body = urlRequest.httpBody { return Int64(body.count) }
-        guard let bodyFile, let size = try? FileManager.default.attributesOfItem(atPath: bodyFile.path)[.size] as? Int else {
-            return 0
-        }
-        return Int64(size)
-    }
-
-    /// Removes the temporary body file, if there is one.
-    func removeTemporaryFiles() {
-        if let bodyFile, bodyFileIsTemporary {
-            try? FileManager.default.removeItem(at: bodyFile)
-        }
-    }
-}
-
 /// Turns a ``Request`` into a `URLRequest`: resolves its path against the base URL, encodes its
 /// parameters into the query or the body, and sets its method, headers and timeout.
 struct URLRequestBuilder: Sendable {
@@ -261,32 +236,5 @@ struct URLRequestBuilder: Sendable {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-    }
-}
-
-/// A plain ``Serializable`` value sent as a URL-encoded form body.
-private struct FormBody: BodyData {
-    let parameters: any Serializable
-    var contentType: String { "application/x-www-form-urlencoded; charset=utf-8" }
-    func encode() throws -> Data {
-        Data(try encodeQuery(parameters, options: type(of: parameters).encodingOptions).utf8)
-    }
-}
-
-/// Refuses header names and values that would corrupt the request or inject headers.
-enum HeaderValidator {
-    /// RFC 9110 `tchar`: the characters of a header name.
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-
-    static func validate(name: String, value: String) throws(RequestError) {
-        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
-            throw RequestError.invalidHeader(name: name, reason:
-                "a header name may contain only letters, digits and !#$%&'*+-.^_`|~")
-        }
-        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-            let what = bad == 0 ? "NUL" : bad == 0x0D ? "a carriage return (CR)" : "a line feed (LF)"
-            throw RequestError.invalidHeader(name: name, reason:
-                "its value contains \(what), which could inject headers")
-        }
     }
 }
