@@ -46,7 +46,9 @@ struct FieldLayout: Sendable {
         jsonKey.appendJSONString(key)
         jsonKey.append(UInt8(ascii: ":"))
         self.jsonKey = jsonKey
-        formKey = percentEncoded(key)
+        var formKey: [UInt8] = []
+        formKey.appendPercentEncoded(key, .unreserved)
+        self.formKey = formKey
         keyHasSpace = key.utf8.contains(0x20)
     }
 

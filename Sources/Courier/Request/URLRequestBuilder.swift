@@ -126,7 +126,7 @@ struct URLRequestBuilder: Sendable {
                 + "use an absolute URL to reach another path")
         }
         if Self.hasScheme(rawPath) {
-            text = Self.escape(rawPath, allowed: Self.pathAllowed)
+            text = percentEncoded(rawPath, .urlPath)
         } else {
             guard let baseURL else {
                 throw RequestError.invalidURL(path, reason:
@@ -135,13 +135,13 @@ struct URLRequestBuilder: Sendable {
             }
             if let baseQuery { queries.append(baseQuery) }
             text = basePrefix ?? baseURL.absoluteString
-            let relative = Self.escape(String(rawPath.drop(while: { $0 == "/" })), allowed: Self.pathAllowed)
+            let relative = percentEncoded(String(rawPath.drop(while: { $0 == "/" })), .urlPath)
             if !relative.isEmpty || rawPath.hasPrefix("/") {
                 while text.hasSuffix("/") { text.removeLast() }
                 text += "/" + relative
             }
         }
-        if let pathQuery { queries.append(Self.escape(pathQuery, allowed: Self.queryAllowed)) }
+        if let pathQuery { queries.append(percentEncoded(pathQuery, .urlQuery)) }
         if let query { queries.append(query) }
         queries.removeAll { $0.isEmpty }
         if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
@@ -158,7 +158,7 @@ struct URLRequestBuilder: Sendable {
         var previousWasSlash = false
         var segmentLength = 0, segmentDots = 0
         for byte in path.utf8 {
-            guard byte < 128, pathAllowed[Int(byte)], byte != UInt8(ascii: ":") else { return false }
+            guard PercentEncoding.urlPath.allowed.contains(byte), byte != UInt8(ascii: ":") else { return false }
             let isSlash = byte == UInt8(ascii: "/")
             if isSlash {
                 if previousWasSlash || (segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2) { return false }
@@ -197,44 +197,5 @@ struct URLRequestBuilder: Sendable {
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-    }
-
-    /// RFC 3986 `pchar` plus `/`: what may stand unescaped in a path.
-    private static let pathAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/")
-    /// What may stand unescaped in a query written into a path by hand.
-    private static let queryAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
-
-    private static func asciiSet(_ characters: String) -> [Bool] {
-        var table = [Bool](repeating: false, count: 128)
-        for byte in characters.utf8 { table[Int(byte)] = true }
-        return table
-    }
-
-    /// Percent-encodes every byte not in `allowed`, keeping `%XX` escapes that are already there.
-    private static func escape(_ text: String, allowed: [Bool]) -> String {
-        let bytes = Array(text.utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        let hex = Array("0123456789ABCDEF".utf8)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte < 128, allowed[Int(byte)] {
-                output.append(byte)
-            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                      isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
-                output.append(byte)
-            } else {
-                output.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            }
-            index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 }
