@@ -24,7 +24,7 @@ private final class ClassBody: JSONBodyData {
     init(title: String) { self.title = title }
 }
 
-final class JSONEncodingTests: XCTestCase {
+class JSONEncodingTests: XCTestCase {
     func testOneTypeCanBeBothAQueryAndAJSONBody() throws {
         // Given a type adopting both protocols
         let value = QueryAndBody(pageSize: 20)

@@ -8,7 +8,7 @@ private struct Profile: URLEncodedBodyData {
     let age: Int?
 }
 
-final class MultipartFormDataTests: XCTestCase {
+class MultipartFormDataTests: XCTestCase {
     private var temporaryFiles: [URL] = []
 
     override func tearDown() {

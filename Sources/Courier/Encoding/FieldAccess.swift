@@ -1,0 +1,251 @@
+@_spi(Reflection) import Swift
+
+// The encoder's only unsafe code: reading a struct's stored properties straight from its memory.
+//
+// `Mirror` is what a value's properties mean; it is also slow, since it boxes every child in an
+// `Any` and resolves its type by name on each access. For structs, the encoder reads the same
+// properties here instead: the standard library's reflection SPI (`_forEachField`) lists each
+// stored property's name, type and byte offset from the type's metadata, and a value's
+// properties are loaded at those offsets. Measured faster, see BENCHMARKS.md.
+//
+// Why the loads are valid:
+// - Offsets and types come from the runtime's metadata of exactly the struct type `T` that a
+//   ``StructFields`` describes, which is the layout the compiler gave `T`. They never leave this
+//   file: other files name a field by its index in ``StructFields/fields``.
+// - Loads happen only inside ``StructFields/withFields(of:_:)``, on the bytes of a value that was
+//   cast to `T` itself (unwrapping every existential box around it) and is held for the call, so
+//   the base address points at a live, correctly aligned `T` for as long as it is read. The
+//   ``StructFields/Reader`` that holds the address is noncopyable and lent to the caller, so it
+//   cannot outlive the call.
+// - A field is loaded as its own metadata type, or as a concrete type checked equal to it, so
+//   `load(as:)` copies it with that type's value witness (retaining what it references).
+// - A field whose storage is not a plain value of its type cannot be loaded so: `weak` and
+//   `unowned` references (a weak reference points at a side table, not the object) and functions.
+//   `_forEachFieldWithKeyPath` refuses types with such fields; a struct with one, or with a
+//   property wrapper's storage holding one, is not described here.
+// - Only structs: `_forEachFieldWithKeyPath` cannot vouch for a class's fields, so classes are
+//   never read from memory.
+//
+// A type the SPI cannot describe (not a struct, a field it cannot read, metadata it cannot
+// resolve) gets no ``StructFields``, and the encoder reads it through `Mirror`, as it reads
+// classes, `CustomReflectable` types, and everything when ``TypeLayout/forcesMirror`` is set.
+
+/// The stored properties of one struct type, in declaration order, read from its values' memory.
+/// See the top of this file for why reading them is safe.
+struct StructFields: Sendable {
+    /// One stored property: what the encoder needs to decide how to encode it. Where it lies stays private.
+    struct Field: Sendable {
+        let name: String
+        let type: Any.Type
+        /// Whether a value of this static type can be nil: an `Optional`, or an existential that can hold one.
+        let mayHoldNil: Bool
+        /// For `_`-prefixed storage (as the compiler names a property wrapper's) whose type is a struct
+        /// with a stored `wrappedValue`: that property's type and whether it can be nil.
+        let wrappedValue: (type: Any.Type, mayHoldNil: Bool)?
+    }
+
+    let fields: [Field]
+    /// Where each field (and its `wrappedValue`) lies, by the same index as ``fields``.
+    private let slots: [FieldSlots]
+    private let bytes: any StructBytes.Type
+
+    /// The stored properties of `type`, or nil when it is not a struct whose every field can be read
+    /// from memory (then it is read through `Mirror`).
+    init?(_ type: Any.Type) {
+        guard metadataKind(of: type) == .struct, hasOnlyPlainStoredFields(type) else { return nil }
+        var fields: [Field] = []
+        var slots: [FieldSlots] = []
+        var readable = true
+        let described = _forEachField(of: type, options: []) { cName, offset, fieldType, kind in
+            let name = String(cString: cName)
+            let slot = FieldSlot(offset: offset, type: fieldType)
+            var wrapped: FieldSlot?
+            var wrappedValue: (type: Any.Type, mayHoldNil: Bool)?
+            if name.hasPrefix("_"), kind == .struct, let inner = storedWrappedValue(of: fieldType) {
+                // Storage whose wrappedValue cannot be read from memory makes the whole struct unreadable.
+                guard let inner else { readable = false; return false }
+                wrapped = FieldSlot(offset: offset + inner.offset, type: inner.type)
+                wrappedValue = (inner.type, Self.mayHoldNil(inner.kind))
+            }
+            fields.append(Field(name: name, type: fieldType, mayHoldNil: Self.mayHoldNil(kind), wrappedValue: wrappedValue))
+            slots.append(FieldSlots(field: slot, wrappedValue: wrapped))
+            return true
+        }
+        guard described, readable else { return nil }
+        self.fields = fields
+        self.slots = slots
+        bytes = _openExistential(type, do: structBytes(for:))
+    }
+
+    /// Calls `body` with a reader of `value`'s fields; false (and `body` not called) when `value`
+    /// is not of the struct type these fields describe.
+    ///
+    /// The ``Reader`` is only lent to `body`: being noncopyable, it cannot be kept.
+    func withFields<E: Error>(of value: Any, _ body: (borrowing Reader) throws(E) -> Void) throws(E) -> Bool {
+        try bytes.withBytes(of: value) { (base: UnsafeRawPointer) throws(E) in
+            // Bound first: handing the new noncopyable value straight to `body` crashes the optimizer.
+            let reader = Reader(base: base, slots: slots)
+            try body(reader)
+        }
+    }
+
+    /// Whether a class type, or one of its superclasses, has a stored property named `name`.
+    static func classStoresProperty(named name: String, in classType: Any.Type) -> Bool {
+        var found = false
+        _ = _forEachField(of: classType, options: _EachFieldOptions(rawValue: 1)) { cName, _, _, _ in  // .classType
+            found = String(cString: cName) == name
+            return !found
+        }
+        return found
+    }
+
+    private static func mayHoldNil(_ kind: _MetadataKind) -> Bool {
+        kind == .optional || kind == .existential
+    }
+
+    /// A value of one of the common types read from a field, or anything else boxed in an `Any`.
+    enum Value {
+        case string(String)
+        case int(Int)
+        case bool(Bool)
+        case double(Double)
+        /// A nil `String?`, `Int?`, `Bool?` or `Double?`.
+        case null
+        case other(Any)
+    }
+
+    /// Reads the fields of one value. Made only by ``StructFields/withFields(of:_:)``.
+    struct Reader: ~Copyable {
+        fileprivate let base: UnsafeRawPointer
+        fileprivate let slots: [FieldSlots]
+
+        /// The field at `index` in ``StructFields/fields``, or, with `wrappedValue`, that field's
+        /// ``StructFields/Field/wrappedValue`` (which it must have).
+        func read(_ index: Int, wrappedValue: Bool = false) -> Value {
+            let entry = slots[index]
+            guard wrappedValue else { return entry.field.read(from: base) }
+            guard let slot = entry.wrappedValue else { preconditionFailure("field \(index) has no stored wrappedValue") }
+            return slot.read(from: base)
+        }
+    }
+}
+
+/// Where a field lies, and its stored `wrappedValue` if it is a property wrapper's storage.
+/// A struct rather than a tuple, whose metadata the runtime would look up on every read.
+private struct FieldSlots: Sendable {
+    let field: FieldSlot
+    let wrappedValue: FieldSlot?
+}
+
+/// Where a value lies in a struct's bytes, and how it is loaded: the common types as themselves,
+/// so reading them boxes nothing.
+private struct FieldSlot: Sendable {
+    enum Representation: Sendable {
+        case string, int, bool, double
+        case optionalString, optionalInt, optionalBool, optionalDouble
+        case other
+    }
+
+    let offset: Int
+    let type: Any.Type
+    let representation: Representation
+
+    init(offset: Int, type: Any.Type) {
+        self.offset = offset
+        self.type = type
+        representation =
+            if type == String.self { .string }
+            else if type == Int.self { .int }
+            else if type == Bool.self { .bool }
+            else if type == Double.self { .double }
+            else if type == String?.self { .optionalString }
+            else if type == Int?.self { .optionalInt }
+            else if type == Bool?.self { .optionalBool }
+            else if type == Double?.self { .optionalDouble }
+            else { .other }
+    }
+
+    func read(from base: UnsafeRawPointer) -> StructFields.Value {
+        let address = base + offset
+        switch representation {
+        case .string: return .string(address.load(as: String.self))
+        case .int: return .int(address.load(as: Int.self))
+        case .bool: return .bool(address.load(as: Bool.self))
+        case .double: return .double(address.load(as: Double.self))
+        case .optionalString: return address.load(as: String?.self).map { .string($0) } ?? .null
+        case .optionalInt: return address.load(as: Int?.self).map { .int($0) } ?? .null
+        case .optionalBool: return address.load(as: Bool?.self).map { .bool($0) } ?? .null
+        case .optionalDouble: return address.load(as: Double?.self).map { .double($0) } ?? .null
+        case .other:
+            let fieldType: Any.Type = type
+            let value = loadValue(fieldType, from: address)
+            return .other(value)
+        }
+    }
+}
+
+/// Copies a value of the (opened) type `T` out of memory into an `Any`.
+private func loadValue<T>(_ type: T.Type, from address: UnsafeRawPointer) -> Any {
+    address.load(as: T.self)
+}
+
+/// The kind of `type`'s metadata (struct, class, enum, optional, existential…). The SPI tells the
+/// kind of fields only, so this asks for the one field of a struct generic over `type`.
+private func metadataKind(of type: Any.Type) -> _MetadataKind {
+    func kind<T>(_: T.Type) -> _MetadataKind {
+        var kind = _MetadataKind.unknown
+        _ = _forEachField(of: KindProbe<T>.self, options: []) { _, _, _, fieldKind in
+            kind = fieldKind
+            return false
+        }
+        return kind
+    }
+    return kind(type)
+}
+
+private struct KindProbe<T> {
+    let value: T
+}
+
+/// Whether every stored property of `T` holds a plain value of its type: not `weak`, not
+/// `unowned`, not a function (see the top of this file).
+private func hasOnlyPlainStoredFields<T>(_ type: T.Type) -> Bool {
+    _forEachFieldWithKeyPath(of: type, options: []) { _, _ in true }
+}
+
+/// For a struct type with a stored `wrappedValue`: its offset, type and kind, or `.some(nil)` when
+/// the struct's fields cannot all be read from memory. Nil when there is no stored `wrappedValue`.
+private func storedWrappedValue(of type: Any.Type) -> (offset: Int, type: Any.Type, kind: _MetadataKind)?? {
+    var result: (offset: Int, type: Any.Type, kind: _MetadataKind)?
+    _ = _forEachField(of: type, options: []) { cName, offset, fieldType, kind in
+        if String(cString: cName) == "wrappedValue" { result = (offset, fieldType, kind) }
+        return result == nil
+    }
+    guard let result else { return nil }
+    return hasOnlyPlainStoredFields(type) ? result : .some(nil)
+}
+
+/// Reads a struct's bytes in place as its own type.
+///
+/// A value can reach the encoder boxed more than once (an `any Sendable` inside an `[Any]`);
+/// opening such an `Any` as a generic parameter reads the inner box, not the struct, and the
+/// offsets then point into the box. Casting to `T`, the dynamic type the fields were listed for,
+/// unwraps every layer.
+private protocol StructBytes: SendableMetatype {
+    /// Calls `body` with the address of `value`'s bytes; false when `value` is not a `Self`-described struct.
+    static func withBytes<E: Error>(of value: Any, _ body: (UnsafeRawPointer) throws(E) -> Void) throws(E) -> Bool
+}
+
+private enum StructBytesReader<T>: StructBytes {
+    static func withBytes<E: Error>(of value: Any, _ body: (UnsafeRawPointer) throws(E) -> Void) throws(E) -> Bool {
+        guard let typed = value as? T else { return false }
+        try withUnsafeBytes(of: typed) { (bytes: UnsafeRawBufferPointer) throws(E) in
+            if let base = bytes.baseAddress { try body(base) }
+        }
+        return true
+    }
+}
+
+private func structBytes<T>(for type: T.Type) -> any StructBytes.Type {
+    StructBytesReader<T>.self
+}
