@@ -4,8 +4,13 @@ import Foundation
 // URL paths written by hand, multipart names and JSON's `\u00XX` escapes all write hex through
 // here, so they cannot drift apart.
 
-/// Hexadecimal digits, uppercase as RFC 3986 §2.1 recommends for percent-encoding.
-private let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+/// Hexadecimal digits, uppercase as RFC 3986 §2.1 recommends for percent-encoding. A literal of
+/// constants, so the compiler lays the table out statically instead of building it lazily.
+private let hexDigits: [UInt8] = [
+    UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"),
+    UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "A"), UInt8(ascii: "B"),
+    UInt8(ascii: "C"), UInt8(ascii: "D"), UInt8(ascii: "E"), UInt8(ascii: "F"),
+]
 
 /// The hexadecimal digit of the low four bits of `nibble`, uppercase.
 func hexDigit(_ nibble: UInt8) -> UInt8 {
@@ -27,37 +32,36 @@ func isHexDigit(_ byte: UInt8) -> Bool {
 }
 
 /// A set of bytes: the ASCII ones as a 128-bit mask, the non-ASCII ones (UTF-8 lead and
-/// continuation bytes) all in or all out. Testing a byte is a shift and a mask, with no table
-/// to load or bounds to check, which keeps the percent-encoder's per-byte loop short.
+/// continuation bytes) all in or all out. Testing a byte picks a word and tests a bit, with no
+/// branch, no table to load and no bounds to check, which keeps the percent-encoder's loop short.
 struct ByteSet: Sendable {
+    /// Bytes 0–63 and 64–127, one bit each.
     private var low: UInt64 = 0
     private var high: UInt64 = 0
-    private let includesNonASCII: Bool
+    /// Every bit set when the non-ASCII bytes are in the set, none when they are not.
+    private let nonASCII: UInt64
 
     /// The ASCII bytes of `characters` (non-ASCII ones are ignored), and the non-ASCII bytes only
     /// if `includingNonASCII`.
     init(_ characters: String, includingNonASCII: Bool = false) {
-        includesNonASCII = includingNonASCII
-        for byte in characters.utf8 where byte < 128 { insert(byte) }
+        nonASCII = includingNonASCII ? .max : 0
+        for byte in characters.utf8 where byte < 128 { flip(byte) }
     }
 
     /// Every byte except the ASCII bytes of `characters`.
     init(allExcept characters: String) {
-        includesNonASCII = true
+        nonASCII = .max
         low = .max
         high = .max
-        for byte in characters.utf8 where byte < 128 {
-            if byte < 64 { low &= ~(1 &<< UInt64(byte)) } else { high &= ~(1 &<< UInt64(byte &- 64)) }
-        }
+        for byte in characters.utf8 where byte < 128 { flip(byte) }
     }
 
-    private mutating func insert(_ byte: UInt8) {
-        if byte < 64 { low |= 1 &<< UInt64(byte) } else { high |= 1 &<< UInt64(byte &- 64) }
+    private mutating func flip(_ byte: UInt8) {
+        if byte < 64 { low ^= 1 &<< UInt64(byte) } else { high ^= 1 &<< UInt64(byte &- 64) }
     }
 
     func contains(_ byte: UInt8) -> Bool {
-        guard byte < 128 else { return includesNonASCII }
-        let word = byte < 64 ? low : high
+        let word = byte < 64 ? low : byte < 128 ? high : nonASCII
         return word & (1 &<< UInt64(byte & 63)) != 0
     }
 }
