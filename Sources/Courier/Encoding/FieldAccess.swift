@@ -17,8 +17,9 @@
 //   the base address points at a live, correctly aligned `T` for as long as it is read. The
 //   ``StructFields/Reader`` that holds the address is noncopyable and lent to the caller, so it
 //   cannot outlive the call.
-// - A field is loaded as its own metadata type, or as a concrete type checked equal to it, so
-//   `load(as:)` copies it with that type's value witness (retaining what it references).
+// - A field is loaded as its own metadata type (boxed in an `Any`), or as a type the caller names,
+//   which is checked to be that metadata type before the load, so `load(as:)` copies it with
+//   that type's value witness (retaining what it references).
 // - A field whose storage is not a plain value of its type cannot be loaded so: `weak` and
 //   `unowned` references (a weak reference points at a side table, not the object) and functions.
 //   `_forEachFieldWithKeyPath` refuses types with such fields; a struct with one, or with a
@@ -103,29 +104,32 @@ struct StructFields: Sendable {
         kind == .optional || kind == .existential
     }
 
-    /// A value of one of the common types read from a field, or anything else boxed in an `Any`.
-    enum Value {
-        case string(String)
-        case int(Int)
-        case bool(Bool)
-        case double(Double)
-        /// A nil `String?`, `Int?`, `Bool?` or `Double?`.
-        case null
-        case other(Any)
-    }
-
     /// Reads the fields of one value. Made only by ``StructFields/withFields(of:_:)``.
     struct Reader: ~Copyable {
         fileprivate let base: UnsafeRawPointer
         fileprivate let slots: [FieldSlots]
 
-        /// The field at `index` in ``StructFields/fields``, or, with `wrappedValue`, that field's
-        /// ``StructFields/Field/wrappedValue`` (which it must have).
-        func read(_ index: Int, wrappedValue: Bool = false) -> Value {
+        /// The field at `index` in ``StructFields/fields`` (with `wrappedValue`, that field's
+        /// ``StructFields/Field/wrappedValue``) as `T`, its type: the common types are read without
+        /// boxing them. A `T` that is not the field's type stops the program rather than misread memory.
+        func read<T>(_ index: Int, wrappedValue: Bool, as type: T.Type) -> T {
+            let slot = slot(index, wrappedValue: wrappedValue)
+            precondition(slot.type == T.self, "field \(index) is not a \(T.self)")
+            return (base + slot.offset).load(as: T.self)
+        }
+
+        /// The field at `index` (or its `wrappedValue`), of whatever type, boxed in an `Any`.
+        func read(_ index: Int, wrappedValue: Bool) -> Any {
+            let slot = slot(index, wrappedValue: wrappedValue)
+            let type: Any.Type = slot.type
+            return loadValue(type, from: base + slot.offset)
+        }
+
+        private func slot(_ index: Int, wrappedValue: Bool) -> FieldSlot {
             let entry = slots[index]
-            guard wrappedValue else { return entry.field.read(from: base) }
+            guard wrappedValue else { return entry.field }
             guard let slot = entry.wrappedValue else { preconditionFailure("field \(index) has no stored wrappedValue") }
-            return slot.read(from: base)
+            return slot
         }
     }
 }
@@ -137,51 +141,10 @@ private struct FieldSlots: Sendable {
     let wrappedValue: FieldSlot?
 }
 
-/// Where a value lies in a struct's bytes, and how it is loaded: the common types as themselves,
-/// so reading them boxes nothing.
+/// Where a value lies in a struct's bytes, and its type.
 private struct FieldSlot: Sendable {
-    enum Representation: Sendable {
-        case string, int, bool, double
-        case optionalString, optionalInt, optionalBool, optionalDouble
-        case other
-    }
-
     let offset: Int
     let type: Any.Type
-    let representation: Representation
-
-    init(offset: Int, type: Any.Type) {
-        self.offset = offset
-        self.type = type
-        representation =
-            if type == String.self { .string }
-            else if type == Int.self { .int }
-            else if type == Bool.self { .bool }
-            else if type == Double.self { .double }
-            else if type == String?.self { .optionalString }
-            else if type == Int?.self { .optionalInt }
-            else if type == Bool?.self { .optionalBool }
-            else if type == Double?.self { .optionalDouble }
-            else { .other }
-    }
-
-    func read(from base: UnsafeRawPointer) -> StructFields.Value {
-        let address = base + offset
-        switch representation {
-        case .string: return .string(address.load(as: String.self))
-        case .int: return .int(address.load(as: Int.self))
-        case .bool: return .bool(address.load(as: Bool.self))
-        case .double: return .double(address.load(as: Double.self))
-        case .optionalString: return address.load(as: String?.self).map { .string($0) } ?? .null
-        case .optionalInt: return address.load(as: Int?.self).map { .int($0) } ?? .null
-        case .optionalBool: return address.load(as: Bool?.self).map { .bool($0) } ?? .null
-        case .optionalDouble: return address.load(as: Double?.self).map { .double($0) } ?? .null
-        case .other:
-            let fieldType: Any.Type = type
-            let value = loadValue(fieldType, from: address)
-            return .other(value)
-        }
-    }
 }
 
 /// Copies a value of the (opened) type `T` out of memory into an `Any`.

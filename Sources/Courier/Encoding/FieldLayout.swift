@@ -5,13 +5,43 @@ import Foundation
 struct FieldLayout: Sendable {
     /// Where the property's value comes from.
     enum Source: Sendable {
-        /// Read from memory: field `index` of the type's ``StructFields``, or that field's stored
-        /// `wrappedValue` when `unwrapped` (a property wrapper's storage).
-        case stored(index: Int, unwrapped: Bool)
+        /// Read from memory through the type's ``StructFields``.
+        case stored(Stored)
         /// The `Mirror` child at the same position (every field of a type laid out by `Mirror`).
         case mirrored
         /// Lazy storage, compiler-synthesized storage, or excluded by ``ParameterKeyMapping``.
         case skipped
+    }
+
+    /// A property read from memory: field `index` of the type's ``StructFields``, or that field's
+    /// stored `wrappedValue` when `unwrapped` (a property wrapper's storage).
+    struct Stored: Sendable {
+        /// How the value is read: the common types as themselves, without boxing them in `Any`.
+        enum Representation: Sendable {
+            case string, int, bool, double
+            case optionalString, optionalInt, optionalBool, optionalDouble
+            /// Any other type, boxed in an `Any` and handed to ``ReflectionEncoder/encode(_:)``.
+            case other
+        }
+
+        let index: Int
+        let unwrapped: Bool
+        let representation: Representation
+
+        init(index: Int, unwrapped: Bool, type: Any.Type) {
+            self.index = index
+            self.unwrapped = unwrapped
+            representation =
+                if type == String.self { .string }
+                else if type == Int.self { .int }
+                else if type == Bool.self { .bool }
+                else if type == Double.self { .double }
+                else if type == String?.self { .optionalString }
+                else if type == Int?.self { .optionalInt }
+                else if type == Bool?.self { .optionalBool }
+                else if type == Double?.self { .optionalDouble }
+                else { .other }
+        }
     }
 
     /// The Swift property name as written (a wrapper's name without its `_`); used in error key paths.

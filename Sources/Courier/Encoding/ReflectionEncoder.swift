@@ -239,29 +239,48 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
     /// Writes each stored property; the common types as they are read, without boxing them in `Any`.
     private mutating func encodeFields(_ fields: [FieldLayout], from reader: borrowing StructFields.Reader) throws(EncodingFailure) {
         for field in fields {
-            guard case .stored(let index, let unwrapped) = field.source else { continue }
+            guard case .stored(let stored) = field.source else { continue }
+            let index = stored.index, unwrapped = stored.unwrapped
             do {
-                switch reader.read(index, wrappedValue: unwrapped) {
-                case .string(let string):
+                switch stored.representation {
+                case .string:
+                    let mark = writer.beginProperty(field)
+                    try writer.writeString(reader.read(index, wrappedValue: unwrapped, as: String.self))
+                    writer.endEntry(mark)
+                case .int:
+                    let mark = writer.beginProperty(field)
+                    try writer.writeInteger(Int64(reader.read(index, wrappedValue: unwrapped, as: Int.self)))
+                    writer.endEntry(mark)
+                case .bool:
+                    let mark = writer.beginProperty(field)
+                    try writer.writeBool(reader.read(index, wrappedValue: unwrapped, as: Bool.self))
+                    writer.endEntry(mark)
+                case .double:
+                    let mark = writer.beginProperty(field)
+                    try writeDouble(reader.read(index, wrappedValue: unwrapped, as: Double.self))
+                    writer.endEntry(mark)
+                case .optionalString:
+                    guard let string = reader.read(index, wrappedValue: unwrapped, as: String?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeString(string)
                     writer.endEntry(mark)
-                case .int(let int):
+                case .optionalInt:
+                    guard let int = reader.read(index, wrappedValue: unwrapped, as: Int?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeInteger(Int64(int))
                     writer.endEntry(mark)
-                case .bool(let bool):
+                case .optionalBool:
+                    guard let bool = reader.read(index, wrappedValue: unwrapped, as: Bool?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeBool(bool)
                     writer.endEntry(mark)
-                case .double(let double):
+                case .optionalDouble:
+                    guard let double = reader.read(index, wrappedValue: unwrapped, as: Double?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writeDouble(double)
                     writer.endEntry(mark)
-                case .null:
-                    try writeNil(field)
-                case .other(let value):
-                    try encodeProperty(field, value: value)
+                case .other:
+                    try encodeProperty(field, value: reader.read(index, wrappedValue: unwrapped))
                 }
             } catch {
                 var failure = error

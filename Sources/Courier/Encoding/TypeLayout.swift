@@ -143,20 +143,22 @@ final class TypeLayout: Sendable {
 
         mutating func add(_ field: StructFields.Field, index: Int) {
             let label = field.name
+            let own = FieldLayout.Stored(index: index, unwrapped: false, type: field.type)
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
                 let name = String(label.dropFirst())
                 if let wrapped = field.wrappedValue {
-                    return addField(name: name, source: .stored(index: index, unwrapped: true), mayBeNil: wrapped.mayHoldNil)
+                    let stored = FieldLayout.Stored(index: index, unwrapped: true, type: wrapped.type)
+                    return addField(name: name, source: .stored(stored), mayBeNil: wrapped.mayHoldNil)
                 }
                 if field.type is any ParameterConvertible.Type {
-                    return addField(name: name, source: .stored(index: index, unwrapped: false), mayBeNil: field.mayHoldNil)
+                    return addField(name: name, source: .stored(own), mayBeNil: field.mayHoldNil)
                 }
                 if field.type is AnyClass, StructFields.classStoresProperty(named: "wrappedValue", in: field.type) {
-                    return addField(name: name, source: .stored(index: index, unwrapped: false), unwrapsThroughMirror: true, mayBeNil: true)
+                    return addField(name: name, source: .stored(own), unwrapsThroughMirror: true, mayBeNil: true)
                 }
             }
-            addField(name: label, source: .stored(index: index, unwrapped: false), mayBeNil: field.mayHoldNil)
+            addField(name: label, source: .stored(own), mayBeNil: field.mayHoldNil)
         }
 
         /// `Mirror` gives no static types, so every field may be nil: a property typed `Any` can
