@@ -11,12 +11,14 @@
 // Why the loads are valid:
 // - Offsets and types come from the runtime's metadata of exactly the struct type `T` that a
 //   ``StructFields`` describes, which is the layout the compiler gave `T`. They never leave this
-//   file: other files name a field by its index in ``StructFields/fields``.
-// - Loads happen only inside ``StructFields/withFields(of:_:)``, on the bytes of a value that was
+//   file: other files hold a field's ``FieldSlot``, whose contents only this file can see or make,
+//   and which names the struct type it belongs to.
+// - Loads happen only inside ``StructValues/withFields(of:_:)``, on the bytes of a value that was
 //   cast to `T` itself (unwrapping every existential box around it) and is held for the call, so
 //   the base address points at a live, correctly aligned `T` for as long as it is read. The
-//   ``StructFields/Reader`` that holds the address is noncopyable and lent to the caller, so it
-//   cannot outlive the call.
+//   ``StructValues/Reader`` that holds the address is noncopyable and lent to the caller, so it
+//   cannot outlive the call, and it reads only slots of `T`: a slot of another type stops the
+//   program rather than misread memory.
 // - A field is loaded as its own metadata type (boxed in an `Any`), or as a type the caller names,
 //   which is checked to be that metadata type before the load, so `load(as:)` copies it with
 //   that type's value witness (retaining what it references).
@@ -31,63 +33,48 @@
 // resolve) gets no ``StructFields``, and the encoder reads it through `Mirror`, as it reads
 // classes, `CustomReflectable` types, and everything when ``TypeLayout/forcesMirror`` is set.
 
-/// The stored properties of one struct type, in declaration order, read from its values' memory.
+/// The stored properties of one struct type, in declaration order, as its metadata lists them.
 /// See the top of this file for why reading them is safe.
-struct StructFields: Sendable {
-    /// One stored property: what the encoder needs to decide how to encode it. Where it lies stays private.
-    struct Field: Sendable {
+struct StructFields {
+    /// One stored property: what the encoder needs to decide how to encode it, and its slot.
+    struct Field {
         let name: String
         let type: Any.Type
         /// Whether a value of this static type can be nil: an `Optional`, or an existential that can hold one.
         let mayHoldNil: Bool
+        let slot: FieldSlot
         /// For `_`-prefixed storage (as the compiler names a property wrapper's) whose type is a struct
-        /// with a stored `wrappedValue`: that property's type and whether it can be nil.
-        let wrappedValue: (type: Any.Type, mayHoldNil: Bool)?
+        /// with a stored `wrappedValue`: that property, read in place.
+        let wrappedValue: (type: Any.Type, mayHoldNil: Bool, slot: FieldSlot)?
     }
 
     let fields: [Field]
-    /// Where each field (and its `wrappedValue`) lies, by the same index as ``fields``.
-    private let slots: [FieldSlots]
-    private let bytes: any StructBytes.Type
+    /// Reads the fields of values of this type.
+    let values: StructValues
 
     /// The stored properties of `type`, or nil when it is not a struct whose every field can be read
     /// from memory (then it is read through `Mirror`).
     init?(_ type: Any.Type) {
         guard metadataKind(of: type) == .struct, hasOnlyPlainStoredFields(type) else { return nil }
+        let owner = ObjectIdentifier(type)
         var fields: [Field] = []
-        var slots: [FieldSlots] = []
         var readable = true
         let described = _forEachField(of: type, options: []) { cName, offset, fieldType, kind in
             let name = String(cString: cName)
-            let slot = FieldSlot(offset: offset, type: fieldType)
-            var wrapped: FieldSlot?
-            var wrappedValue: (type: Any.Type, mayHoldNil: Bool)?
+            var wrappedValue: (type: Any.Type, mayHoldNil: Bool, slot: FieldSlot)?
             if name.hasPrefix("_"), kind == .struct, let inner = storedWrappedValue(of: fieldType) {
                 // Storage whose wrappedValue cannot be read from memory makes the whole struct unreadable.
                 guard let inner else { readable = false; return false }
-                wrapped = FieldSlot(offset: offset + inner.offset, type: inner.type)
-                wrappedValue = (inner.type, Self.mayHoldNil(inner.kind))
+                wrappedValue = (inner.type, Self.mayHoldNil(inner.kind),
+                                FieldSlot(owner: owner, offset: offset + inner.offset, type: inner.type))
             }
-            fields.append(Field(name: name, type: fieldType, mayHoldNil: Self.mayHoldNil(kind), wrappedValue: wrappedValue))
-            slots.append(FieldSlots(field: slot, wrappedValue: wrapped))
+            fields.append(Field(name: name, type: fieldType, mayHoldNil: Self.mayHoldNil(kind),
+                                slot: FieldSlot(owner: owner, offset: offset, type: fieldType), wrappedValue: wrappedValue))
             return true
         }
         guard described, readable else { return nil }
         self.fields = fields
-        self.slots = slots
-        bytes = _openExistential(type, do: structBytes(for:))
-    }
-
-    /// Calls `body` with a reader of `value`'s fields; false (and `body` not called) when `value`
-    /// is not of the struct type these fields describe.
-    ///
-    /// The ``Reader`` is only lent to `body`: being noncopyable, it cannot be kept.
-    func withFields<E: Error>(of value: Any, _ body: (borrowing Reader) throws(E) -> Void) throws(E) -> Bool {
-        try bytes.withBytes(of: value) { (base: UnsafeRawPointer) throws(E) in
-            // Bound first: handing the new noncopyable value straight to `body` crashes the optimizer.
-            let reader = Reader(base: base, slots: slots)
-            try body(reader)
-        }
+        values = StructValues(owner: owner, bytes: _openExistential(type, do: structBytes(for:)))
     }
 
     /// Whether a class type, or one of its superclasses, has a stored property named `name`.
@@ -103,48 +90,54 @@ struct StructFields: Sendable {
     private static func mayHoldNil(_ kind: _MetadataKind) -> Bool {
         kind == .optional || kind == .existential
     }
+}
 
-    /// Reads the fields of one value. Made only by ``StructFields/withFields(of:_:)``.
+/// Where a stored property lies in a struct of one type, and its type. Only this file can make
+/// one or see inside it. Holds nothing reference-counted, so reading through it costs no
+/// retain or release.
+struct FieldSlot: Sendable {
+    fileprivate let owner: ObjectIdentifier
+    fileprivate let offset: Int
+    fileprivate let type: Any.Type
+}
+
+/// Reads the stored properties of values of one struct type. Holds nothing reference-counted, so
+/// handing it around costs no retain or release.
+struct StructValues: Sendable {
+    fileprivate let owner: ObjectIdentifier
+    fileprivate let bytes: any StructBytes.Type
+
+    /// Calls `body` with a reader of `value`'s fields; false (and `body` not called) when `value`
+    /// is not of this struct type.
+    ///
+    /// The ``Reader`` is only lent to `body`: being noncopyable, it cannot be kept.
+    func withFields<E: Error>(of value: Any, _ body: (borrowing Reader) throws(E) -> Void) throws(E) -> Bool {
+        try bytes.withBytes(of: value) { (base: UnsafeRawPointer) throws(E) in
+            // Bound first: handing the new noncopyable value straight to `body` crashes the optimizer.
+            let reader = Reader(base: base, owner: owner)
+            try body(reader)
+        }
+    }
+
+    /// Reads the fields of one value. Made only by ``StructValues/withFields(of:_:)``.
     struct Reader: ~Copyable {
         fileprivate let base: UnsafeRawPointer
-        fileprivate let slots: [FieldSlots]
+        fileprivate let owner: ObjectIdentifier
 
-        /// The field at `index` in ``StructFields/fields`` (with `wrappedValue`, that field's
-        /// ``StructFields/Field/wrappedValue``) as `T`, its type: the common types are read without
-        /// boxing them. A `T` that is not the field's type stops the program rather than misread memory.
-        func read<T>(_ index: Int, wrappedValue: Bool, as type: T.Type) -> T {
-            let slot = slot(index, wrappedValue: wrappedValue)
-            precondition(slot.type == T.self, "field \(index) is not a \(T.self)")
+        /// The field in `slot` as `T`, its type: the common types are read without boxing them. A
+        /// slot of another struct type, or a `T` that is not the field's type, stops the program.
+        func read<T>(_ slot: FieldSlot, as type: T.Type) -> T {
+            precondition(slot.owner == owner && slot.type == T.self, "the slot is not a \(T.self) of this struct")
             return (base + slot.offset).load(as: T.self)
         }
 
-        /// The field at `index` (or its `wrappedValue`), of whatever type, boxed in an `Any`.
-        func read(_ index: Int, wrappedValue: Bool) -> Any {
-            let slot = slot(index, wrappedValue: wrappedValue)
+        /// The field in `slot`, of whatever type, boxed in an `Any`.
+        func read(_ slot: FieldSlot) -> Any {
+            precondition(slot.owner == owner, "the slot is not of this struct")
             let type: Any.Type = slot.type
             return loadValue(type, from: base + slot.offset)
         }
-
-        private func slot(_ index: Int, wrappedValue: Bool) -> FieldSlot {
-            let entry = slots[index]
-            guard wrappedValue else { return entry.field }
-            guard let slot = entry.wrappedValue else { preconditionFailure("field \(index) has no stored wrappedValue") }
-            return slot
-        }
     }
-}
-
-/// Where a field lies, and its stored `wrappedValue` if it is a property wrapper's storage.
-/// A struct rather than a tuple, whose metadata the runtime would look up on every read.
-private struct FieldSlots: Sendable {
-    let field: FieldSlot
-    let wrappedValue: FieldSlot?
-}
-
-/// Where a value lies in a struct's bytes, and its type.
-private struct FieldSlot: Sendable {
-    let offset: Int
-    let type: Any.Type
 }
 
 /// Copies a value of the (opened) type `T` out of memory into an `Any`.

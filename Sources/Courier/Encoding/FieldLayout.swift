@@ -5,7 +5,7 @@ import Foundation
 struct FieldLayout: Sendable {
     /// Where the property's value comes from.
     enum Source: Sendable {
-        /// Read from memory through the type's ``StructFields``.
+        /// Read from memory through the type's ``StructValues``.
         case stored(Stored)
         /// The `Mirror` child at the same position (every field of a type laid out by `Mirror`).
         case mirrored
@@ -13,8 +13,7 @@ struct FieldLayout: Sendable {
         case skipped
     }
 
-    /// A property read from memory: field `index` of the type's ``StructFields``, or that field's
-    /// stored `wrappedValue` when `unwrapped` (a property wrapper's storage).
+    /// A property read from memory: a field of the struct, or a property wrapper's stored `wrappedValue`.
     struct Stored: Sendable {
         /// How the value is read: the common types as themselves, without boxing them in `Any`.
         enum Representation: Sendable {
@@ -24,13 +23,11 @@ struct FieldLayout: Sendable {
             case other
         }
 
-        let index: Int
-        let unwrapped: Bool
+        let slot: FieldSlot
         let representation: Representation
 
-        init(index: Int, unwrapped: Bool, type: Any.Type) {
-            self.index = index
-            self.unwrapped = unwrapped
+        init(_ slot: FieldSlot, type: Any.Type) {
+            self.slot = slot
             representation =
                 if type == String.self { .string }
                 else if type == Int.self { .int }

@@ -224,11 +224,11 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
-    /// Reads the struct's fields from memory through its ``StructFields``.
-    private mutating func encodeStructure(_ value: Any, layout: TypeLayout, storage: StructFields) throws(EncodingFailure) {
+    /// Reads the struct's fields from memory through its ``StructValues``.
+    private mutating func encodeStructure(_ value: Any, layout: TypeLayout, storage: StructValues) throws(EncodingFailure) {
         try nested { (encoder: inout Self) throws(EncodingFailure) in
             try encoder.writer.beginObject()
-            let read = try storage.withFields(of: value) { (reader: borrowing StructFields.Reader) throws(EncodingFailure) in
+            let read = try storage.withFields(of: value) { (reader: borrowing StructValues.Reader) throws(EncodingFailure) in
                 try encoder.encodeFields(layout.fields, from: reader)
             }
             guard read else { throw EncodingFailure("\(type(of: value)) could not be read as the type its layout describes") }
@@ -237,50 +237,56 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
     }
 
     /// Writes each stored property; the common types as they are read, without boxing them in `Any`.
-    private mutating func encodeFields(_ fields: [FieldLayout], from reader: borrowing StructFields.Reader) throws(EncodingFailure) {
+    private mutating func encodeFields(_ fields: [FieldLayout], from reader: borrowing StructValues.Reader) throws(EncodingFailure) {
         for field in fields {
             guard case .stored(let stored) = field.source else { continue }
-            let index = stored.index, unwrapped = stored.unwrapped
+            let slot = stored.slot
             do {
                 switch stored.representation {
                 case .string:
                     let mark = writer.beginProperty(field)
-                    try writer.writeString(reader.read(index, wrappedValue: unwrapped, as: String.self))
+                    try writer.writeString(reader.read(slot, as: String.self))
                     writer.endEntry(mark)
                 case .int:
                     let mark = writer.beginProperty(field)
-                    try writer.writeInteger(Int64(reader.read(index, wrappedValue: unwrapped, as: Int.self)))
+                    try writer.writeInteger(Int64(reader.read(slot, as: Int.self)))
                     writer.endEntry(mark)
                 case .bool:
                     let mark = writer.beginProperty(field)
-                    try writer.writeBool(reader.read(index, wrappedValue: unwrapped, as: Bool.self))
+                    try writer.writeBool(reader.read(slot, as: Bool.self))
                     writer.endEntry(mark)
                 case .double:
                     let mark = writer.beginProperty(field)
-                    try writeDouble(reader.read(index, wrappedValue: unwrapped, as: Double.self))
+                    try writeDouble(reader.read(slot, as: Double.self))
                     writer.endEntry(mark)
                 case .optionalString:
-                    guard let string = reader.read(index, wrappedValue: unwrapped, as: String?.self) else { try writeNil(field); continue }
+                    guard let string = reader.read(slot, as: String?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeString(string)
                     writer.endEntry(mark)
                 case .optionalInt:
-                    guard let int = reader.read(index, wrappedValue: unwrapped, as: Int?.self) else { try writeNil(field); continue }
+                    guard let int = reader.read(slot, as: Int?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeInteger(Int64(int))
                     writer.endEntry(mark)
                 case .optionalBool:
-                    guard let bool = reader.read(index, wrappedValue: unwrapped, as: Bool?.self) else { try writeNil(field); continue }
+                    guard let bool = reader.read(slot, as: Bool?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeBool(bool)
                     writer.endEntry(mark)
                 case .optionalDouble:
-                    guard let double = reader.read(index, wrappedValue: unwrapped, as: Double?.self) else { try writeNil(field); continue }
+                    guard let double = reader.read(slot, as: Double?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writeDouble(double)
                     writer.endEntry(mark)
                 case .other:
-                    try encodeProperty(field, value: reader.read(index, wrappedValue: unwrapped))
+                    let value = reader.read(slot)
+                    if field.unwrapsThroughMirror {
+                        guard let wrapped = TypeLayout.wrappedValue(of: value) else { continue }
+                        try encodeProperty(field, value: wrapped)
+                    } else {
+                        try encodeProperty(field, value: value)
+                    }
                 }
             } catch {
                 var failure = error
@@ -299,7 +305,12 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
                 index += 1
                 if case .skipped = field.source { continue }
                 do {
-                    try encodeProperty(field, value: child.value)
+                    if field.unwrapsThroughMirror {
+                        guard let wrapped = TypeLayout.wrappedValue(of: child.value) else { continue }
+                        try encodeProperty(field, value: wrapped)
+                    } else {
+                        try encodeProperty(field, value: child.value)
+                    }
                 } catch {
                     var failure = error
                     failure.reversedPath.append(.property(field.name))
@@ -309,17 +320,8 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
-    /// Encodes a property's value; a property wrapper that ``FieldLayout/unwrapsThroughMirror`` as
-    /// its wrapped value, or not at all when it has none.
+    /// Encodes a property's value (a wrapper's wrapped value, unwrapped by the caller).
     private mutating func encodeProperty(_ field: FieldLayout, value: Any) throws(EncodingFailure) {
-        if field.unwrapsThroughMirror {
-            guard let wrapped = TypeLayout.wrappedValue(of: value) else { return }
-            return try encodeValue(field, value: wrapped)
-        }
-        try encodeValue(field, value: value)
-    }
-
-    private mutating func encodeValue(_ field: FieldLayout, value: Any) throws(EncodingFailure) {
         if field.mayBeNil, isNil(value) { return try writeNil(field) }
         let mark = writer.beginProperty(field)
         try encode(value)

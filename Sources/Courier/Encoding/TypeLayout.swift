@@ -9,8 +9,8 @@ import Foundation
 /// own) and structs ``StructFields`` cannot describe are read through `Mirror`.
 final class TypeLayout: Sendable {
     enum Shape: Sendable {
-        /// A struct read from memory through its ``StructFields``; ``fields`` say which fields, in order.
-        case structure(StructFields)
+        /// A struct read from memory through its ``StructValues``; ``fields`` say which fields, in order.
+        case structure(StructValues)
         /// A struct or class read through `Mirror`, whose children match ``fields`` one to one.
         case reflectedStructure
         case reflectedObject
@@ -76,8 +76,8 @@ final class TypeLayout: Sendable {
         case .struct:
             if !forcesMirror, !(type is any CustomReflectable.Type), let storage = StructFields(type) {
                 var builder = Builder(type: type, keyStyle: keyStyle)
-                for (index, field) in storage.fields.enumerated() { builder.add(field, index: index) }
-                return TypeLayout(shape: .structure(storage), fields: try builder.finish())
+                for field in storage.fields { builder.add(field) }
+                return TypeLayout(shape: .structure(storage.values), fields: try builder.finish())
             }
             return TypeLayout(shape: .reflectedStructure, fields: try reflectedProperties(of: type, mirrors: [mirror], keyStyle: keyStyle))
         case .class:
@@ -125,7 +125,7 @@ final class TypeLayout: Sendable {
     /// are skipped; `_name` that stores a `wrappedValue`, or adopts ``ParameterConvertible``,
     /// is a property wrapper, encoded under `name`. A wrapper with a computed `wrappedValue`
     /// cannot be recognized and is encoded as the struct it is, under `_name`, unless it adopts
-    /// ``ParameterConvertible``. Both paths apply these rules alike: ``add(_:index:)`` from a
+    /// ``ParameterConvertible``. Both paths apply these rules alike: ``add(_:)`` from a
     /// field's static type, ``addReflected(label:value:)`` from the child `Mirror` gives.
     private struct Builder {
         let type: Any.Type
@@ -141,14 +141,14 @@ final class TypeLayout: Sendable {
             mapping = (type as? any ParameterKeyMapping.Type)?.parameterKeys ?? [:]
         }
 
-        mutating func add(_ field: StructFields.Field, index: Int) {
+        mutating func add(_ field: StructFields.Field) {
             let label = field.name
-            let own = FieldLayout.Stored(index: index, unwrapped: false, type: field.type)
+            let own = FieldLayout.Stored(field.slot, type: field.type)
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
                 let name = String(label.dropFirst())
                 if let wrapped = field.wrappedValue {
-                    let stored = FieldLayout.Stored(index: index, unwrapped: true, type: wrapped.type)
+                    let stored = FieldLayout.Stored(wrapped.slot, type: wrapped.type)
                     return addField(name: name, source: .stored(stored), mayBeNil: wrapped.mayHoldNil)
                 }
                 if field.type is any ParameterConvertible.Type {
@@ -166,14 +166,14 @@ final class TypeLayout: Sendable {
         mutating func addReflected(label: String, value: Any) {
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
-                // In the order add(_:index:) tries them: a struct's wrappedValue, a ParameterConvertible, a class's wrappedValue.
+                // In the order add(_:) tries them: a struct's wrappedValue, a ParameterConvertible, a class's wrappedValue.
                 let name = String(label.dropFirst())
                 let isClass = Mirror(reflecting: value).displayStyle == .class
                 let isWrapper = TypeLayout.wrappedValue(of: value) != nil
                 if isWrapper, !isClass {
                     return addField(name: name, source: .mirrored, unwrapsThroughMirror: true, mayBeNil: true)
                 }
-                // The dynamic type itself: `value is` would also look inside an Optional, which add(_:index:) does not.
+                // The dynamic type itself: `value is` would also look inside an Optional, which add(_:) does not.
                 if Swift.type(of: value) is any ParameterConvertible.Type {
                     return addField(name: name, source: .mirrored, mayBeNil: true)
                 }
