@@ -5,8 +5,8 @@
 // `Mirror` is what a value's properties mean; it is also slow, since it boxes every child in an
 // `Any` and resolves its type by name on each access. For structs, the encoder reads the same
 // properties here instead: the standard library's reflection SPI (`_forEachField`) lists each
-// stored property's name, type and byte offset from the type's metadata, and a value's
-// properties are loaded at those offsets. Measured faster, see BENCHMARKS.md.
+// stored property's name, type and byte offset from the type's metadata, once per type, and a
+// value's properties are loaded at those offsets, the common types without boxing them.
 //
 // Why the loads are valid:
 // - Offsets and types come from the runtime's metadata of exactly the struct type `T` that a
