@@ -11,7 +11,7 @@ func onMirrorPath<Result>(_ body: () throws -> Result) rethrows -> Result {
 }
 
 /// The switch itself: it must really take the Mirror path, and only where it is set.
-final class EncoderPathTests: XCTestCase {
+final class EncodingPathTests: XCTestCase {
     func testStructsAreReadFromMemoryByDefault() throws {
         // Given a struct type never encoded before
         struct Fresh { let name: String; let count: Int? }
