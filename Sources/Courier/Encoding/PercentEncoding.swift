@@ -31,38 +31,31 @@ func isHexDigit(_ byte: UInt8) -> Bool {
     }
 }
 
-/// A set of bytes: the ASCII ones as a 128-bit mask, the non-ASCII ones (UTF-8 lead and
-/// continuation bytes) all in or all out. Testing a byte picks a word and tests a bit, with no
-/// branch, no table to load and no bounds to check, which keeps the percent-encoder's loop short.
+/// A set of bytes, as a table of 256 flags: testing a byte in the percent-encoder's loop is one
+/// load from a table the loop holds on to.
 struct ByteSet: Sendable {
-    /// Bytes 0–63 and 64–127, one bit each.
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
-    /// Every bit set when the non-ASCII bytes are in the set, none when they are not.
-    private let nonASCII: UInt64
+    fileprivate let table: [Bool]
 
-    /// The ASCII bytes of `characters` (non-ASCII ones are ignored), and the non-ASCII bytes only
-    /// if `includingNonASCII`.
+    /// The ASCII bytes of `characters` (non-ASCII ones are ignored), and the non-ASCII bytes (UTF-8
+    /// lead and continuation bytes) only if `includingNonASCII`.
     init(_ characters: String, includingNonASCII: Bool = false) {
-        nonASCII = includingNonASCII ? .max : 0
-        for byte in characters.utf8 where byte < 128 { flip(byte) }
+        var table = [Bool](repeating: false, count: 256)
+        for byte in characters.utf8 where byte < 128 { table[Int(byte)] = true }
+        if includingNonASCII {
+            for byte in 128..<256 { table[byte] = true }
+        }
+        self.table = table
     }
 
     /// Every byte except the ASCII bytes of `characters`.
     init(allExcept characters: String) {
-        nonASCII = .max
-        low = .max
-        high = .max
-        for byte in characters.utf8 where byte < 128 { flip(byte) }
-    }
-
-    private mutating func flip(_ byte: UInt8) {
-        if byte < 64 { low ^= 1 &<< UInt64(byte) } else { high ^= 1 &<< UInt64(byte &- 64) }
+        var table = [Bool](repeating: true, count: 256)
+        for byte in characters.utf8 where byte < 128 { table[Int(byte)] = false }
+        self.table = table
     }
 
     func contains(_ byte: UInt8) -> Bool {
-        let word = byte < 64 ? low : byte < 128 ? high : nonASCII
-        return word & (1 &<< UInt64(byte & 63)) != 0
+        table[Int(byte)]
     }
 }
 
@@ -101,29 +94,30 @@ extension Array where Element == UInt8 {
     /// Appends `bytes` percent-encoded: runs of allowed bytes are copied at once, every other byte
     /// is escaped.
     mutating func appendPercentEncoded(_ bytes: UnsafeBufferPointer<UInt8>, _ encoding: PercentEncoding) {
-        let allowed = encoding.allowed
-        var runStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if allowed.contains(byte) { continue }
-            if encoding.keepsEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-               isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
-                continue
+        encoding.allowed.table.withUnsafeBufferPointer { allowed in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                if allowed[Int(byte)] { continue }
+                if encoding.keepsEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                   isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
+                    continue
+                }
+                if runStart < index {
+                    append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                runStart = index + 1
+                if byte == UInt8(ascii: " "), encoding.spaceAsPlus {
+                    append(UInt8(ascii: "+"))
+                } else {
+                    append(UInt8(ascii: "%"))
+                    append(hexDigit(byte >> 4))
+                    append(hexDigit(byte))
+                }
             }
-            if runStart < index {
-                append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            if runStart < bytes.count {
+                append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
             }
-            runStart = index + 1
-            if byte == UInt8(ascii: " "), encoding.spaceAsPlus {
-                append(UInt8(ascii: "+"))
-            } else {
-                append(UInt8(ascii: "%"))
-                append(hexDigit(byte >> 4))
-                append(hexDigit(byte))
-            }
-        }
-        if runStart < bytes.count {
-            append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart...]))
         }
     }
 
