@@ -16,7 +16,8 @@ struct FormWriter: ParameterWriter {
     let output: Output
     private let arrayStyle: ParameterEncodingOptions.ArrayStyle
     private let boolStyle: ParameterEncodingOptions.BoolStyle
-    private let plusForSpace: Bool
+    /// Unreserved characters, with a space as `+` or `%20` by the options.
+    private let percentEncoding: PercentEncoding
     let writesNilProperties = false
 
     /// The percent-encoded form, `a=1&b=2` (``Output/percentEncoded``).
@@ -35,13 +36,13 @@ struct FormWriter: ParameterWriter {
         self.output = output
         arrayStyle = options.arrayStyle
         boolStyle = options.boolStyle
-        plusForSpace = options.spaceStyle == .plus
+        percentEncoding = .unreserved(spaceAsPlus: options.spaceStyle == .plus)
         bytes.reserveCapacity(capacity)
         prefix.reserveCapacity(64)
         if let namePrefix {
             switch output {
             case .fields: prefix.appendUTF8(namePrefix)
-            case .percentEncoded: prefix.appendPercentEncoded(namePrefix, plusForSpace: plusForSpace)
+            case .percentEncoded: prefix.appendPercentEncoded(namePrefix, percentEncoding)
             }
             keyDepth = 1
         }
@@ -61,8 +62,8 @@ struct FormWriter: ParameterWriter {
         switch output {
         case .fields: prefix.append(contentsOf: field.rawKey)
         case .percentEncoded:
-            if plusForSpace, field.keyHasSpace {
-                prefix.appendPercentEncoded(String(decoding: field.rawKey, as: UTF8.self), plusForSpace: true)
+            if percentEncoding.spaceAsPlus, field.keyHasSpace {
+                prefix.appendPercentEncoded(String(decoding: field.rawKey, as: UTF8.self), percentEncoding)
             } else {
                 prefix.append(contentsOf: field.formKey)
             }
@@ -77,7 +78,7 @@ struct FormWriter: ParameterWriter {
         openBracket()
         switch output {
         case .fields: prefix.appendUTF8(key)
-        case .percentEncoded: prefix.appendPercentEncoded(key, plusForSpace: plusForSpace)
+        case .percentEncoded: prefix.appendPercentEncoded(key, percentEncoding)
         }
         closeBracket()
         keyDepth += 1
@@ -171,7 +172,7 @@ struct FormWriter: ParameterWriter {
     private mutating func appendValue(_ text: String) {
         switch output {
         case .fields: fields[fields.count - 1].value.appendUTF8(text)
-        case .percentEncoded: bytes.appendPercentEncoded(text, plusForSpace: plusForSpace)
+        case .percentEncoded: bytes.appendPercentEncoded(text, percentEncoding)
         }
     }
 

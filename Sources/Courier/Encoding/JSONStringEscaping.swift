@@ -1,7 +1,5 @@
 import Foundation
 
-private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
 extension Array where Element == UInt8 {
     /// Appends `text` as a quoted JSON string (RFC 8259): `"` and `\` escaped, U+0000–U+001F as
     /// `\n`, `\t`, … or `\u00XX`, everything else, non-ASCII included, as its UTF-8 bytes.
@@ -38,8 +36,8 @@ extension Array where Element == UInt8 {
         case 0x0C: append(UInt8(ascii: "f"))
         default:
             appendASCII("u00")
-            append(hexDigits[Int(byte >> 4)])
-            append(hexDigits[Int(byte & 0x0F)])
+            append(lowercaseHexDigit(byte >> 4))
+            append(lowercaseHexDigit(byte))
         }
     }
 }

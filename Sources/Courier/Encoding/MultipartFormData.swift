@@ -31,11 +31,11 @@ public final class MultipartFormData: BodyData, StreamableBodyData, Sendable {
     /// Creates an empty form with a random boundary.
     public convenience init() {
         var generator = SystemRandomNumberGenerator()
-        let hex = (0..<16).map { _ in
+        let hex = (0..<16).flatMap { _ in
             let byte = UInt8.random(in: 0...255, using: &generator)
-            return String(byte >> 4, radix: 16) + String(byte & 0x0F, radix: 16)
+            return [lowercaseHexDigit(byte >> 4), lowercaseHexDigit(byte)]
         }
-        self.init(boundary: "courier-" + hex.joined())
+        self.init(boundary: "courier-" + String(decoding: hex, as: UTF8.self))
     }
 
     /// Creates an empty form with a fixed boundary, for tests.

@@ -31,16 +31,6 @@ struct MultipartPart: Sendable {
 
     /// A name or file name as the WHATWG HTML spec writes it in a header: `"` as `%22`, CR as `%0D`, LF as `%0A`.
     static func escaped(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "%22"
-            case "\r": result += "%0D"
-            case "\n": result += "%0A"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        percentEncoded(text, .multipartName)
     }
 }

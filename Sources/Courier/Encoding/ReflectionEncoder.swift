@@ -1,9 +1,9 @@
 import Foundation
 
-/// The one reflection walk behind every format: it reads a value once, stored properties
-/// straight from memory at the offsets of its cached ``TypeLayout``, and tells a
-/// ``ParameterWriter`` what it finds. Generic over the writer so each format gets a
-/// specialized walk with no dynamic dispatch per value.
+/// The one reflection walk behind every format: it reads a value once, a struct's stored
+/// properties from memory through its cached ``TypeLayout``'s ``StructFields`` (anything else
+/// through `Mirror`), and tells a ``ParameterWriter`` what it finds. Generic over the writer so
+/// each format gets a specialized walk with no dynamic dispatch per value.
 ///
 /// Errors are ``EncodingFailure``s whose key path is filled in while they unwind, so the
 /// walk keeps no path while it succeeds.
@@ -15,6 +15,8 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
     var writer: Writer
     private let dateStyle: ParameterEncodingOptions.DateStyle
     private let keyStyle: ParameterEncodingOptions.KeyStyle
+    /// ``TypeLayout/forcesMirror``, read once per encode.
+    private let forcesMirror = TypeLayout.forcesMirror
     private var depth = 0
     /// Objects being encoded, outermost first, to detect reference cycles.
     private var objectsInProgress: [ObjectIdentifier] = []
@@ -32,7 +34,7 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         if let bool = value as? Bool { return try writer.writeBool(bool) }
         if let double = value as? Double { return try writeDouble(double) }
         // A struct or class seen before skips the casts below, which look up protocol conformances.
-        if let layout = TypeLayout.cached(type(of: value), keyStyle: keyStyle) { return try encodeReflected(value, layout: layout) }
+        if let layout = TypeLayout.cached(type(of: value), keyStyle: keyStyle, forcesMirror: forcesMirror) { return try encodeReflected(value, layout: layout) }
         if let convertible = value as? any ParameterConvertible { return try encodeConverted(convertible) }
         if let optional = value as? any OptionalProtocol {
             guard let wrapped = optional.wrappedAny else { return try writer.writeNull() }
@@ -182,29 +184,22 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
     // MARK: Structs and classes
 
     private mutating func encodeReflected(_ value: Any) throws(EncodingFailure) {
-        try encodeReflected(value, layout: TypeLayout.of(value, keyStyle: keyStyle))
+        try encodeReflected(value, layout: TypeLayout.of(value, keyStyle: keyStyle, forcesMirror: forcesMirror))
     }
 
     private mutating func encodeReflected(_ value: Any, layout: TypeLayout) throws(EncodingFailure) {
         switch layout.shape {
-        case .structure:
-            try encodeStructure(value, layout: layout)
-        case .object, .reflectedObject:
-            let object = value as AnyObject
-            let identifier = ObjectIdentifier(object)
+        case .structure(let storage):
+            try encodeStructure(value, layout: layout, storage: storage)
+        case .reflectedObject:
+            let identifier = ObjectIdentifier(value as AnyObject)
             guard !objectsInProgress.contains(identifier) else {
                 throw EncodingFailure("reference cycle: this \(type(of: value)) instance contains itself")
             }
             objectsInProgress.append(identifier)
             try nested { (encoder: inout Self) throws(EncodingFailure) in
                 try encoder.writer.beginObject()
-                if case .object = layout.shape {
-                    try withExtendedLifetime(object) { () throws(EncodingFailure) in
-                        try encoder.encodeFields(layout.fields, at: UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()))
-                    }
-                } else {
-                    try encoder.encodeReflectedFields(TypeLayout.mirrorChain(Mirror(reflecting: value)), layout: layout)
-                }
+                try encoder.encodeReflectedFields(TypeLayout.mirrorChain(Mirror(reflecting: value)), layout: layout)
                 encoder.writer.endObject()
             }
             objectsInProgress.removeLast()
@@ -229,73 +224,69 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
-    /// Reads the struct's bytes in place, as its own dynamic type (see ``StructureBytes``).
-    private mutating func encodeStructure(_ value: Any, layout: TypeLayout) throws(EncodingFailure) {
-        guard let reader = layout.bytesReader else {
-            throw EncodingFailure("\(type(of: value)) has no byte layout")
-        }
+    /// Reads the struct's fields from memory through its ``StructValues``.
+    private mutating func encodeStructure(_ value: Any, layout: TypeLayout, storage: StructValues) throws(EncodingFailure) {
         try nested { (encoder: inout Self) throws(EncodingFailure) in
             try encoder.writer.beginObject()
-            var failure: EncodingFailure?
-            let read = reader.withBytes(of: value) { base in
-                do throws(EncodingFailure) { try encoder.encodeFields(layout.fields, at: base) } catch { failure = error }
+            let read = try storage.withFields(of: value) { (reader: borrowing StructValues.Reader) throws(EncodingFailure) in
+                try encoder.encodeFields(layout.fields, from: reader)
             }
             guard read else { throw EncodingFailure("\(type(of: value)) could not be read as the type its layout describes") }
-            if let failure { throw failure }
             encoder.writer.endObject()
         }
     }
 
-    /// Reads each property at its offset from `base`; the common types without boxing them in `Any`.
-    private mutating func encodeFields(_ fields: [FieldLayout], at base: UnsafeRawPointer) throws(EncodingFailure) {
+    /// Writes each stored property; the common types as they are read, without boxing them in `Any`.
+    private mutating func encodeFields(_ fields: [FieldLayout], from reader: borrowing StructValues.Reader) throws(EncodingFailure) {
         for field in fields {
-            let address = base + field.offset
+            guard case .stored(let stored) = field.source else { continue }
+            let slot = stored.slot
             do {
-                switch field.kind {
+                switch stored.representation {
                 case .string:
                     let mark = writer.beginProperty(field)
-                    try writer.writeString(address.load(as: String.self))
+                    try writer.writeString(reader.read(slot, as: String.self))
                     writer.endEntry(mark)
                 case .int:
                     let mark = writer.beginProperty(field)
-                    try writer.writeInteger(Int64(address.load(as: Int.self)))
+                    try writer.writeInteger(Int64(reader.read(slot, as: Int.self)))
                     writer.endEntry(mark)
                 case .bool:
                     let mark = writer.beginProperty(field)
-                    try writer.writeBool(address.load(as: Bool.self))
+                    try writer.writeBool(reader.read(slot, as: Bool.self))
                     writer.endEntry(mark)
                 case .double:
                     let mark = writer.beginProperty(field)
-                    try writeDouble(address.load(as: Double.self))
+                    try writeDouble(reader.read(slot, as: Double.self))
                     writer.endEntry(mark)
                 case .optionalString:
-                    guard let string = address.load(as: String?.self) else { try writeNil(field); continue }
+                    guard let string = reader.read(slot, as: String?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeString(string)
                     writer.endEntry(mark)
                 case .optionalInt:
-                    guard let int = address.load(as: Int?.self) else { try writeNil(field); continue }
+                    guard let int = reader.read(slot, as: Int?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeInteger(Int64(int))
                     writer.endEntry(mark)
                 case .optionalBool:
-                    guard let bool = address.load(as: Bool?.self) else { try writeNil(field); continue }
+                    guard let bool = reader.read(slot, as: Bool?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writer.writeBool(bool)
                     writer.endEntry(mark)
                 case .optionalDouble:
-                    guard let double = address.load(as: Double?.self) else { try writeNil(field); continue }
+                    guard let double = reader.read(slot, as: Double?.self) else { try writeNil(field); continue }
                     let mark = writer.beginProperty(field)
                     try writeDouble(double)
                     writer.endEntry(mark)
-                case .other(let type):
-                    try encodeProperty(field, value: loadValue(type, from: address))
-                case .reflected:
-                    let wrapper = loadObject(at: field.offset, from: base)
-                    guard let value = TypeLayout.wrappedValue(of: wrapper) else { continue }
-                    try encodeProperty(field, value: value)
-                case .skipped:
-                    continue
+                case .other:
+                    let value = reader.read(slot)
+                    if field.unwrapsThroughMirror {
+                        guard let wrapped = TypeLayout.wrappedValue(of: value) else { continue }
+                        try encodeProperty(field, value: wrapped)
+                    } else {
+                        try encodeProperty(field, value: value)
+                    }
                 }
             } catch {
                 var failure = error
@@ -305,11 +296,6 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
-    /// A reference-type property wrapper's storage: the object reference stored at `offset`.
-    private func loadObject(at offset: Int, from base: UnsafeRawPointer) -> Any {
-        (base + offset).load(as: AnyObject.self)
-    }
-
     /// Fields of a type laid out by `Mirror`, whose children match `layout.fields` in order.
     private mutating func encodeReflectedFields(_ mirrors: [Mirror], layout: TypeLayout) throws(EncodingFailure) {
         var index = 0
@@ -317,14 +303,14 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
             for child in mirror.children {
                 let field = layout.fields[index]
                 index += 1
-                if case .skipped = field.kind { continue }
-                var value = child.value
-                if field.isReflectedWrapper {
-                    guard let wrapped = TypeLayout.wrappedValue(of: value) else { continue }
-                    value = wrapped
-                }
+                if case .skipped = field.source { continue }
                 do {
-                    try encodeProperty(field, value: value)
+                    if field.unwrapsThroughMirror {
+                        guard let wrapped = TypeLayout.wrappedValue(of: child.value) else { continue }
+                        try encodeProperty(field, value: wrapped)
+                    } else {
+                        try encodeProperty(field, value: child.value)
+                    }
                 } catch {
                     var failure = error
                     failure.reversedPath.append(.property(field.name))
@@ -334,6 +320,7 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         }
     }
 
+    /// Encodes a property's value (a wrapper's wrapped value, unwrapped by the caller).
     private mutating func encodeProperty(_ field: FieldLayout, value: Any) throws(EncodingFailure) {
         if field.mayBeNil, isNil(value) { return try writeNil(field) }
         let mark = writer.beginProperty(field)
@@ -347,11 +334,6 @@ struct ReflectionEncoder<Writer: ParameterWriter> {
         try writer.writeNull()
         writer.endEntry(mark)
     }
-}
-
-/// Copies a value of the (opened) type `T` out of memory into an `Any`.
-private func loadValue<T>(_ type: T.Type, from address: UnsafeRawPointer) -> Any {
-    address.load(as: T.self)
 }
 
 private func isNil(_ value: Any) -> Bool {

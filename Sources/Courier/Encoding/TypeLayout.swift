@@ -1,20 +1,16 @@
-@_spi(Reflection) import Swift
 import Foundation
 
 /// How a type is encoded: for a struct or class, its stored properties in encoding order
-/// (superclass first) with their offsets and keys. Computed once per type and key style, then cached.
+/// (superclass first) with their keys. Computed once per type and key style, then cached.
 ///
-/// Stored properties are listed with the standard library's `_forEachField` (SPI, stable since
-/// Swift 5.2), which gives each property's name, type and byte offset from type metadata,
-/// so values are read straight from memory. `Mirror` would work too but resolves each child's
-/// type by name on every access, which made encoding slower than `JSONEncoder`.
-/// Types `_forEachField` cannot describe fall back to `Mirror`.
+/// `Mirror` defines what a value's properties are. Structs whose stored properties can all be read
+/// from memory are read through ``StructFields`` instead, which lists the same properties from
+/// type metadata and is much faster; classes, `CustomReflectable` types (whose `Mirror` is their
+/// own) and structs ``StructFields`` cannot describe are read through `Mirror`.
 final class TypeLayout: Sendable {
     enum Shape: Sendable {
-        /// A struct read at ``FieldLayout/offset``s from its storage.
-        case structure
-        /// A class read at ``FieldLayout/offset``s from the object.
-        case object
+        /// A struct read from memory through its ``StructValues``; ``fields`` say which fields, in order.
+        case structure(StructValues)
         /// A struct or class read through `Mirror`, whose children match ``fields`` one to one.
         case reflectedStructure
         case reflectedObject
@@ -26,51 +22,65 @@ final class TypeLayout: Sendable {
 
     let shape: Shape
     let fields: [FieldLayout]
-    /// For `.structure`: reads a value's bytes as the struct's own type.
-    let bytesReader: (any StructureBytes.Type)?
 
-    private init(shape: Shape, fields: [FieldLayout] = [], bytesReader: (any StructureBytes.Type)? = nil) {
+    private init(shape: Shape, fields: [FieldLayout] = []) {
         self.shape = shape
         self.fields = fields
-        self.bytesReader = bytesReader
     }
+
+    /// Whether values of this type are read through `Mirror` rather than from memory.
+    var readsThroughMirror: Bool {
+        if case .structure = shape { return false }
+        return true
+    }
+
+    /// Set (by tests) to read every struct through `Mirror`, the reference meaning, so that the
+    /// memory path can be checked against it.
+    ///
+    /// A task-local rather than a global: Swift Testing runs tests concurrently, and a test's
+    /// setting must neither leak into another test nor race with it (a task-local is read-only
+    /// outside `withValue`, so there is nothing to synchronize). Reading it costs one lookup per
+    /// top-level encode (``ReflectionEncoder`` reads it once), and the cache below is keyed by it,
+    /// so a forced layout never serves an unforced encode or the reverse.
+    @TaskLocal static var forcesMirror = false
 
     private struct CacheKey: Hashable {
         let type: ObjectIdentifier
         let keyStyle: ParameterEncodingOptions.KeyStyle
+        let forcesMirror: Bool
     }
 
     private static let cache = Locked<[CacheKey: TypeLayout]>([:])
 
     /// The cached layout of `type`, if a value of that type was reflected before. Only types that
     /// are none of the encoder's special cases get a layout, so a hit skips all of them.
-    static func cached(_ type: Any.Type, keyStyle: ParameterEncodingOptions.KeyStyle) -> TypeLayout? {
-        let key = CacheKey(type: ObjectIdentifier(type), keyStyle: keyStyle)
+    static func cached(_ type: Any.Type, keyStyle: ParameterEncodingOptions.KeyStyle, forcesMirror: Bool) -> TypeLayout? {
+        let key = CacheKey(type: ObjectIdentifier(type), keyStyle: keyStyle, forcesMirror: forcesMirror)
         return cache.withLock { $0[key] }
     }
 
     /// The layout of `value`'s dynamic type.
-    static func of(_ value: Any, keyStyle: ParameterEncodingOptions.KeyStyle) throws(EncodingFailure) -> TypeLayout {
+    static func of(_ value: Any, keyStyle: ParameterEncodingOptions.KeyStyle, forcesMirror: Bool) throws(EncodingFailure) -> TypeLayout {
         let type = type(of: value)
-        let key = CacheKey(type: ObjectIdentifier(type), keyStyle: keyStyle)
+        let key = CacheKey(type: ObjectIdentifier(type), keyStyle: keyStyle, forcesMirror: forcesMirror)
         if let layout = cache.withLock({ $0[key] }) { return layout }
-        let layout = try build(value, type: type, keyStyle: keyStyle)
+        let layout = try build(value, type: type, keyStyle: keyStyle, forcesMirror: forcesMirror)
         cache.withLock { $0[key] = layout }
         return layout
     }
 
-    private static func build(_ value: Any, type: Any.Type, keyStyle: ParameterEncodingOptions.KeyStyle) throws(EncodingFailure) -> TypeLayout {
+    private static func build(_ value: Any, type: Any.Type, keyStyle: ParameterEncodingOptions.KeyStyle,
+                              forcesMirror: Bool) throws(EncodingFailure) -> TypeLayout {
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .struct:
-            if let fields = try storedProperties(of: type, isClass: false, keyStyle: keyStyle) {
-                return TypeLayout(shape: .structure, fields: fields, bytesReader: _openExistential(type, do: structureBytes(for:)))
+            if !forcesMirror, !(type is any CustomReflectable.Type), let storage = StructFields(type) {
+                var builder = Builder(type: type, keyStyle: keyStyle)
+                for field in storage.fields { builder.add(field) }
+                return TypeLayout(shape: .structure(storage.values), fields: try builder.finish())
             }
             return TypeLayout(shape: .reflectedStructure, fields: try reflectedProperties(of: type, mirrors: [mirror], keyStyle: keyStyle))
         case .class:
-            if let fields = try storedProperties(of: type, isClass: true, keyStyle: keyStyle) {
-                return TypeLayout(shape: .object, fields: fields)
-            }
             return TypeLayout(shape: .reflectedObject, fields: try reflectedProperties(of: type, mirrors: mirrorChain(mirror), keyStyle: keyStyle))
         case .collection:
             return TypeLayout(shape: .reflectedCollection)
@@ -98,25 +108,6 @@ final class TypeLayout: Sendable {
 
     // MARK: Building
 
-    /// Stored properties from type metadata, or nil when the runtime cannot describe the type.
-    private static func storedProperties(of type: Any.Type, isClass: Bool, keyStyle: ParameterEncodingOptions.KeyStyle) throws(EncodingFailure) -> [FieldLayout]? {
-        guard hasOnlyStrongPlainFields(type, isClass: isClass) else { return nil }
-        var builder = Builder(type: type, keyStyle: keyStyle)
-        let described = _forEachField(of: type, options: _EachFieldOptions(rawValue: isClass ? 1 : 0)) { cName, offset, fieldType, _ in
-            builder.add(label: String(cString: cName), offset: offset, type: fieldType)
-            return true
-        }
-        guard described else { return nil }
-        return try builder.finish()
-    }
-
-    /// Whether every stored property can be read from memory as its type: `weak` and `unowned`
-    /// storage cannot (a weak reference is not a plain pointer), nor can functions, whose
-    /// types `_forEachFieldWithKeyPath` refuses. Those types are read through `Mirror`.
-    private static func hasOnlyStrongPlainFields<T>(_ type: T.Type, isClass: Bool) -> Bool {
-        _forEachFieldWithKeyPath(of: type, options: _EachFieldOptions(rawValue: isClass ? 1 : 0)) { _, _ in true }
-    }
-
     private static func reflectedProperties(of type: Any.Type, mirrors: [Mirror], keyStyle: ParameterEncodingOptions.KeyStyle) throws(EncodingFailure) -> [FieldLayout] {
         var builder = Builder(type: type, keyStyle: keyStyle)
         for mirror in mirrors {
@@ -129,6 +120,13 @@ final class TypeLayout: Sendable {
 
     /// Collects fields, applying the type's ``ParameterKeyMapping`` and key style, and checks
     /// that no two properties share a key and that the mapping names only real properties.
+    ///
+    /// Lazy storage (`$__lazy_storage_$_name`) and compiler storage (`_$observationRegistrar`)
+    /// are skipped; `_name` that stores a `wrappedValue`, or adopts ``ParameterConvertible``,
+    /// is a property wrapper, encoded under `name`. A wrapper with a computed `wrappedValue`
+    /// cannot be recognized and is encoded as the struct it is, under `_name`, unless it adopts
+    /// ``ParameterConvertible``. Both paths apply these rules alike: ``add(_:)`` from a
+    /// field's static type, ``addReflected(label:value:)`` from the child `Mirror` gives.
     private struct Builder {
         let type: Any.Type
         let keyStyle: ParameterEncodingOptions.KeyStyle
@@ -143,41 +141,50 @@ final class TypeLayout: Sendable {
             mapping = (type as? any ParameterKeyMapping.Type)?.parameterKeys ?? [:]
         }
 
-        /// Lazy storage (`$__lazy_storage_$_name`) and compiler storage (`_$observationRegistrar`)
-        /// are skipped; `_name` whose type stores a `wrappedValue`, or adopts ``ParameterConvertible``,
-        /// is a property wrapper, encoded under `name`. A wrapper with a computed `wrappedValue`
-        /// cannot be recognized and is encoded as the struct it is, under `_name`, unless it adopts
-        /// ``ParameterConvertible``.
-        mutating func add(label: String, offset: Int, type fieldType: Any.Type) {
+        mutating func add(_ field: StructFields.Field) {
+            let label = field.name
+            let own = FieldLayout.Stored(field.slot, type: field.type)
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
-                if let wrapped = TypeLayout.wrappedValueField(of: fieldType) {
-                    return addField(name: String(label.dropFirst()), offset: offset + wrapped.offset, type: wrapped.type)
+                let name = String(label.dropFirst())
+                if let wrapped = field.wrappedValue {
+                    let stored = FieldLayout.Stored(wrapped.slot, type: wrapped.type)
+                    return addField(name: name, source: .stored(stored), mayBeNil: wrapped.mayHoldNil)
                 }
-                if fieldType is any ParameterConvertible.Type {
-                    return addField(name: String(label.dropFirst()), offset: offset, type: fieldType)
+                if field.type is any ParameterConvertible.Type {
+                    return addField(name: name, source: .stored(own), mayBeNil: field.mayHoldNil)
                 }
-                if fieldType is AnyClass, classDeclaresWrappedValue(fieldType) {
-                    return addField(name: String(label.dropFirst()), kind: .reflected, isReflectedWrapper: true, offset: offset, mayBeNil: true)
+                if field.type is AnyClass, StructFields.classStoresProperty(named: "wrappedValue", in: field.type) {
+                    return addField(name: name, source: .stored(own), unwrapsThroughMirror: true, mayBeNil: true)
                 }
             }
-            addField(name: label, offset: offset, type: fieldType)
+            addField(name: label, source: .stored(own), mayBeNil: field.mayHoldNil)
         }
 
+        /// `Mirror` gives no static types, so every field may be nil: a property typed `Any` can
+        /// hold nil whatever the value the layout is built from held.
         mutating func addReflected(label: String, value: Any) {
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
-            if label.hasPrefix("_"), let wrapped = TypeLayout.wrappedValue(of: value) {
-                return addField(name: String(label.dropFirst()), kind: .reflected, isReflectedWrapper: true, offset: 0,
-                                mayBeNil: Swift.type(of: wrapped) is any OptionalProtocol.Type)
+            if label.hasPrefix("_") {
+                // In the order add(_:) tries them: a struct's wrappedValue, a ParameterConvertible, a class's wrappedValue.
+                let name = String(label.dropFirst())
+                let isClass = Mirror(reflecting: value).displayStyle == .class
+                let isWrapper = TypeLayout.wrappedValue(of: value) != nil
+                if isWrapper, !isClass {
+                    return addField(name: name, source: .mirrored, unwrapsThroughMirror: true, mayBeNil: true)
+                }
+                // The dynamic type itself: `value is` would also look inside an Optional, which add(_:) does not.
+                if Swift.type(of: value) is any ParameterConvertible.Type {
+                    return addField(name: name, source: .mirrored, mayBeNil: true)
+                }
+                if isWrapper {
+                    return addField(name: name, source: .mirrored, unwrapsThroughMirror: true, mayBeNil: true)
+                }
             }
-            addField(name: label, kind: .reflected, offset: 0, mayBeNil: Swift.type(of: value) is any OptionalProtocol.Type)
+            addField(name: label, source: .mirrored, mayBeNil: true)
         }
 
-        private mutating func addField(name: String, offset: Int, type fieldType: Any.Type) {
-            addField(name: name, kind: FieldLayout.kind(of: fieldType), offset: offset, mayBeNil: fieldType is any OptionalProtocol.Type)
-        }
-
-        private mutating func addField(name: String, kind: FieldLayout.Kind, isReflectedWrapper: Bool = false, offset: Int, mayBeNil: Bool) {
+        private mutating func addField(name: String, source: FieldLayout.Source, unwrapsThroughMirror: Bool = false, mayBeNil: Bool) {
             let key: String
             switch mapping.removeValue(forKey: name) {
             case .excluded: return fields.append(.skipped(name))
@@ -189,16 +196,7 @@ final class TypeLayout: Sendable {
                 failure?.reversedPath = [.property(name)]
             }
             namesByKey[key] = name
-            fields.append(FieldLayout(name: name, key: key, kind: kind, isReflectedWrapper: isReflectedWrapper, offset: offset, mayBeNil: mayBeNil))
-        }
-
-        private func classDeclaresWrappedValue(_ classType: Any.Type) -> Bool {
-            var found = false
-            _forEachField(of: classType, options: _EachFieldOptions(rawValue: 1)) { name, _, _, _ in
-                found = found || String(cString: name) == "wrappedValue"
-                return true
-            }
-            return found
+            fields.append(FieldLayout(name: name, key: key, source: source, unwrapsThroughMirror: unwrapsThroughMirror, mayBeNil: mayBeNil))
         }
 
         func finish() throws(EncodingFailure) -> [FieldLayout] {
@@ -210,45 +208,14 @@ final class TypeLayout: Sendable {
         }
     }
 
-    /// The offset and type of a property-wrapper struct's stored `wrappedValue`, if it has one.
-    private static func wrappedValueField(of type: Any.Type) -> (offset: Int, type: Any.Type)? {
-        var result: (offset: Int, type: Any.Type)?
-        _forEachField(of: type, options: _EachFieldOptions(rawValue: 0)) { name, offset, fieldType, _ in
-            if String(cString: name) == "wrappedValue" { result = (offset, fieldType) }
-            return result == nil
-        }
-        return result
-    }
-
-    /// A property wrapper's `wrappedValue`, found by reflection since wrappers share no protocol.
+    /// A property wrapper's `wrappedValue`, found by reflection since wrappers share no protocol:
+    /// a stored property of a struct, or of a class or any of its superclasses.
     static func wrappedValue(of wrapper: Any) -> Any? {
         let mirror = Mirror(reflecting: wrapper)
-        return mirror.children.first { $0.label == "wrappedValue" }?.value
-            ?? mirror.superclassMirror?.children.first { $0.label == "wrappedValue" }?.value
-    }
-}
-
-/// Reads a struct's bytes in place as its own type `T`.
-///
-/// A value can reach the encoder boxed more than once (an `any Sendable` inside an `[Any]`);
-/// opening such an `Any` as a generic parameter reads the inner box, not the struct, and the
-/// layout's offsets then point into the box. Casting to `T`, the dynamic type the layout was
-/// built for, unwraps every layer.
-protocol StructureBytes: SendableMetatype {
-    /// Calls `body` with the address of `value`'s bytes; false when `value` is not a `Self`-described struct.
-    static func withBytes(of value: Any, _ body: (UnsafeRawPointer) -> Void) -> Bool
-}
-
-private enum StructureReader<T>: StructureBytes {
-    static func withBytes(of value: Any, _ body: (UnsafeRawPointer) -> Void) -> Bool {
-        guard let typed = value as? T else { return false }
-        withUnsafeBytes(of: typed) { bytes in
-            if let base = bytes.baseAddress { body(base) }
+        guard mirror.displayStyle == .struct || mirror.displayStyle == .class else { return nil }
+        for mirror in mirrorChain(mirror).reversed() {
+            if let child = mirror.children.first(where: { $0.label == "wrappedValue" }) { return child.value }
         }
-        return true
+        return nil
     }
-}
-
-private func structureBytes<T>(for type: T.Type) -> any StructureBytes.Type {
-    StructureReader<T>.self
 }

@@ -3,31 +3,6 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A URL request ready to send, with the file its body streams from, if any.
-struct PreparedRequest: Sendable {
-    var urlRequest: URLRequest
-    /// The file the body streams from; `nil` when the body (if any) is in `urlRequest.httpBody`.
-    var bodyFile: URL?
-    /// Whether `bodyFile` is Courier's own temporary file, removed once the request ends.
-    var bodyFileIsTemporary = false
-
-    /// The body's size in bytes (0 without a body).
-    var bodySize: Int64 {
-        if let body = urlRequest.httpBody { return Int64(body.count) }
-        guard let bodyFile, let size = try? FileManager.default.attributesOfItem(atPath: bodyFile.path)[.size] as? Int else {
-            return 0
-        }
-        return Int64(size)
-    }
-
-    /// Removes the temporary body file, if there is one.
-    func removeTemporaryFiles() {
-        if let bodyFile, bodyFileIsTemporary {
-            try? FileManager.default.removeItem(at: bodyFile)
-        }
-    }
-}
-
 /// Turns a ``Request`` into a `URLRequest`: resolves its path against the base URL, encodes its
 /// parameters into the query or the body, and sets its method, headers and timeout.
 struct URLRequestBuilder: Sendable {
@@ -151,7 +126,7 @@ struct URLRequestBuilder: Sendable {
                 + "use an absolute URL to reach another path")
         }
         if Self.hasScheme(rawPath) {
-            text = Self.escape(rawPath, allowed: Self.pathAllowed)
+            text = percentEncoded(rawPath, .urlPath)
         } else {
             guard let baseURL else {
                 throw RequestError.invalidURL(path, reason:
@@ -160,13 +135,13 @@ struct URLRequestBuilder: Sendable {
             }
             if let baseQuery { queries.append(baseQuery) }
             text = basePrefix ?? baseURL.absoluteString
-            let relative = Self.escape(String(rawPath.drop(while: { $0 == "/" })), allowed: Self.pathAllowed)
+            let relative = percentEncoded(String(rawPath.drop(while: { $0 == "/" })), .urlPath)
             if !relative.isEmpty || rawPath.hasPrefix("/") {
                 while text.hasSuffix("/") { text.removeLast() }
                 text += "/" + relative
             }
         }
-        if let pathQuery { queries.append(Self.escape(pathQuery, allowed: Self.queryAllowed)) }
+        if let pathQuery { queries.append(percentEncoded(pathQuery, .urlQuery)) }
         if let query { queries.append(query) }
         queries.removeAll { $0.isEmpty }
         if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
@@ -183,7 +158,7 @@ struct URLRequestBuilder: Sendable {
         var previousWasSlash = false
         var segmentLength = 0, segmentDots = 0
         for byte in path.utf8 {
-            guard byte < 128, pathAllowed[Int(byte)], byte != UInt8(ascii: ":") else { return false }
+            guard PercentEncoding.urlPath.allowed.contains(byte), byte != UInt8(ascii: ":") else { return false }
             let isSlash = byte == UInt8(ascii: "/")
             if isSlash {
                 if previousWasSlash || (segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2) { return false }
@@ -222,71 +197,5 @@ struct URLRequestBuilder: Sendable {
 
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-    }
-
-    /// RFC 3986 `pchar` plus `/`: what may stand unescaped in a path.
-    private static let pathAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/")
-    /// What may stand unescaped in a query written into a path by hand.
-    private static let queryAllowed = asciiSet("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?")
-
-    private static func asciiSet(_ characters: String) -> [Bool] {
-        var table = [Bool](repeating: false, count: 128)
-        for byte in characters.utf8 { table[Int(byte)] = true }
-        return table
-    }
-
-    /// Percent-encodes every byte not in `allowed`, keeping `%XX` escapes that are already there.
-    private static func escape(_ text: String, allowed: [Bool]) -> String {
-        let bytes = Array(text.utf8)
-        var output: [UInt8] = []
-        output.reserveCapacity(bytes.count)
-        let hex = Array("0123456789ABCDEF".utf8)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte < 128, allowed[Int(byte)] {
-                output.append(byte)
-            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                      isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) {
-                output.append(byte)
-            } else {
-                output.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            }
-            index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
-            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-    }
-}
-
-/// A plain ``Serializable`` value sent as a URL-encoded form body.
-private struct FormBody: BodyData {
-    let parameters: any Serializable
-    var contentType: String { "application/x-www-form-urlencoded; charset=utf-8" }
-    func encode() throws -> Data {
-        Data(try encodeQuery(parameters, options: type(of: parameters).encodingOptions).utf8)
-    }
-}
-
-/// Refuses header names and values that would corrupt the request or inject headers.
-enum HeaderValidator {
-    /// RFC 9110 `tchar`: the characters of a header name.
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-
-    static func validate(name: String, value: String) throws(RequestError) {
-        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
-            throw RequestError.invalidHeader(name: name, reason:
-                "a header name may contain only letters, digits and !#$%&'*+-.^_`|~")
-        }
-        if let bad = value.utf8.first(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
-            let what = bad == 0 ? "NUL" : bad == 0x0D ? "a carriage return (CR)" : "a line feed (LF)"
-            throw RequestError.invalidHeader(name: name, reason:
-                "its value contains \(what), which could inject headers")
-        }
     }
 }

@@ -25,7 +25,7 @@ private struct Misnamed: ParameterKeyMapping {
     static var parameterKeys: [String: ParameterKey] { ["nmae": "n"] }
 }
 
-final class EncodingErrorTests: XCTestCase {
+class EncodingErrorTests: XCTestCase {
     func testClosureThrowsWithItsKeyPath() {
         // Given a struct holding a closure
         struct Value { let name = "x"; let callback: () -> Void }

@@ -24,7 +24,7 @@ private final class ClassBody: JSONBodyData {
     init(title: String) { self.title = title }
 }
 
-final class JSONEncodingTests: XCTestCase {
+class JSONEncodingTests: XCTestCase {
     func testOneTypeCanBeBothAQueryAndAJSONBody() throws {
         // Given a type adopting both protocols
         let value = QueryAndBody(pageSize: 20)
@@ -90,6 +90,15 @@ final class JSONEncodingTests: XCTestCase {
 
         // Then the string is unchanged
         XCTAssertEqual(parsed?["s"], text)
+    }
+
+    func testControlCharactersAreEscapedWithLowercaseHex() throws {
+        // Given the controls whose escapes hold hex letters, and DEL, which JSON does not escape
+        let text = "\u{0B}\u{0E}\u{1A}\u{1B}\u{1C}\u{1D}\u{1E}\u{1F}\u{7F}"
+
+        // When encoded
+        // Then each control is \u00XX with lowercase hex digits and DEL stays as it is
+        XCTAssertEqual(try json(["s": text]), "{\"s\":\"\\u000b\\u000e\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\u{7F}\"}")
     }
 
     func testIntegerExtremes() throws {

@@ -1,7 +1,7 @@
 import XCTest
 @testable import Courier
 
-final class KeyStyleTests: XCTestCase {
+class KeyStyleTests: XCTestCase {
     func testSnakeCaseSplitsWordsAndAcronyms() {
         // Given Swift property names in camelCase with acronyms
         let names = ["displayName", "userID", "URLString", "myURLProperty", "HTTPStatus", "isOK", "version2", "name", "already_snake", "_private", "ID"]

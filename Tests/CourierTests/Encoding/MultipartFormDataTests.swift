@@ -8,7 +8,7 @@ private struct Profile: URLEncodedBodyData {
     let age: Int?
 }
 
-final class MultipartFormDataTests: XCTestCase {
+class MultipartFormDataTests: XCTestCase {
     private var temporaryFiles: [URL] = []
 
     override func tearDown() {
@@ -44,6 +44,20 @@ final class MultipartFormDataTests: XCTestCase {
                        "--B--\r\n")
         XCTAssertEqual(form.contentType, "multipart/form-data; boundary=B")
         XCTAssertEqual(try form.contentLength, Int64(try form.encode().count))
+    }
+
+    func testRandomBoundariesAreLowercaseHex() {
+        // Given two forms with random boundaries
+        let first = MultipartFormData().boundary, second = MultipartFormData().boundary
+
+        // Then each is courier- and 32 lowercase hexadecimal digits, and they differ
+        for boundary in [first, second] {
+            XCTAssertTrue(boundary.hasPrefix("courier-"), boundary)
+            let digits = boundary.utf8.dropFirst("courier-".utf8.count)
+            XCTAssertEqual(digits.count, 32, boundary)
+            XCTAssertTrue(digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }, boundary)
+        }
+        XCTAssertNotEqual(first, second)
     }
 
     func testEmptyForm() throws {

@@ -24,7 +24,7 @@ private struct PlusForm: URLEncodedBodyData {
     let p: String
 }
 
-final class QueryStringTests: XCTestCase {
+class QueryStringTests: XCTestCase {
     func testRequiredExamples() throws {
         // Given the examples of the specification
         // When encoded as query strings

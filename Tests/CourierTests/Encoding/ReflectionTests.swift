@@ -84,7 +84,7 @@ private struct Owner: ParameterKeyMapping {
 
 private struct Team: DefaultQueryString { let teamName: String; let owner: Owner }
 
-final class ReflectionTests: XCTestCase {
+class ReflectionTests: XCTestCase {
     func testPropertyWrappersEncodeTheirWrappedValueUnderTheirOwnName() throws {
         // Given wrapped properties: stored struct, generic optional, class and a converting wrapper
         let value = Wrapped(level: 3, nickname: nil, displayName: "Ada", token: "t", password: "hunter2")
@@ -166,10 +166,13 @@ final class ReflectionTests: XCTestCase {
         struct Two { let b: String }
         let results = Results()
 
-        // When encoded concurrently
+        // When encoded concurrently (on the path this test runs on: task-locals stay on their thread)
+        let forcesMirror = TypeLayout.forcesMirror
         DispatchQueue.concurrentPerform(iterations: 200) { index in
-            let text = index.isMultiple(of: 2) ? try? json(One(a: index)) : try? json(Two(b: "\(index)"))
-            results.append(text ?? "failed")
+            TypeLayout.$forcesMirror.withValue(forcesMirror) {
+                let text = index.isMultiple(of: 2) ? try? json(One(a: index)) : try? json(Two(b: "\(index)"))
+                results.append(text ?? "failed")
+            }
         }
 
         // Then every encoding succeeded

@@ -30,7 +30,7 @@ private struct FuzzJSONParameters: JSONBodyData, ParameterConvertible {
     var parameterValue: any Sendable { value }
 }
 
-final class EncodingFuzzTests: XCTestCase {
+class EncodingFuzzTests: XCTestCase {
     // MARK: Seeds
 
     static let fixedSeeds: [UInt64] = [0xC0FFEE, 42, 0x5EED_F00D_DEAD_BEEF]
@@ -811,4 +811,10 @@ struct FuzzLog {
             XCTFail("… and \(failureCount - failures.count) more failing cases", file: file, line: line)
         }
     }
+}
+
+/// The fuzz tests again with every struct and class read through `Mirror`.
+final class EncodingFuzzMirrorTests: EncodingFuzzTests {
+    override func invokeTest() { onMirrorPath { super.invokeTest() } }
+    func testRunsOnTheMirrorPath() { XCTAssertTrue(TypeLayout.forcesMirror) }
 }

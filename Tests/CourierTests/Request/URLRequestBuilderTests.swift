@@ -44,6 +44,17 @@ final class URLRequestBuilderTests: XCTestCase {
         XCTAssertEqual(try url("/q?note=a b"), "https://api.example.com/v1/q?note=a%20b")
     }
 
+    func testEscapesAlreadyInAPathAreKeptAsWritten() throws {
+        // Given paths and queries written with escapes of either case, a % that starts no escape, and an absolute URL
+        // When resolved
+        // Then only complete %XX escapes are kept; every other byte outside the allowed set is escaped with uppercase hex
+        XCTAssertEqual(try url("/a%2fb%2F/c"), "https://api.example.com/v1/a%2fb%2F/c")
+        XCTAssertEqual(try url("/x%4"), "https://api.example.com/v1/x%254")
+        XCTAssertEqual(try url("/x%zz%4g"), "https://api.example.com/v1/x%25zz%254g")
+        XCTAssertEqual(try url("/q?a=%e2%82%ac&b=c d&c=?/[]"), "https://api.example.com/v1/q?a=%e2%82%ac&b=c%20d&c=?/%5B%5D")
+        XCTAssertEqual(try url("https://other.example.com/é [x]?q=\u{7F}"), "https://other.example.com/%C3%A9%20%5Bx%5D?q=%7F")
+    }
+
     func testDotSegmentsCannotLeaveTheBasePath() {
         for path in ["../admin", "/v2/../../admin", "./x", "/a/./b"] {
             XCTAssertThrowsError(try url(path), path) { error in
