@@ -51,6 +51,8 @@ public final class MultipartFormData: BodyData, StreamableBodyData, Sendable {
     /// Appends a file part whose content is streamed from `fileURL` when the request is sent.
     ///
     /// - Parameters:
+    ///   - fileURL: The file whose content is the part's; it is read only when the body is built.
+    ///   - name: The form field's name.
     ///   - fileName: The file name the server sees. Defaults to `fileURL`'s last path component.
     ///   - mimeType: The part's `Content-Type`. Defaults to a guess from the file name's
     ///     extension (`png`, `jpg`, `pdf`, `mp4`, …), else `application/octet-stream`.
@@ -66,6 +68,8 @@ public final class MultipartFormData: BodyData, StreamableBodyData, Sendable {
     /// Appends a part whose content is `data`.
     ///
     /// - Parameters:
+    ///   - data: The part's content.
+    ///   - name: The form field's name.
     ///   - fileName: The file name the server sees. Defaults to none (no `filename` parameter).
     ///   - mimeType: The part's `Content-Type`. Defaults to a guess from `fileName`'s extension,
     ///     else `application/octet-stream`.
@@ -83,8 +87,10 @@ public final class MultipartFormData: BodyData, StreamableBodyData, Sendable {
     /// but unescaped: `user[name]`, `user[tags][]`, … (see ``ParameterEncodingOptions``; the type's
     /// ``Serializable/encodingOptions`` apply).
     ///
-    /// - Parameter name: Prefixes every field name: with `"user"`, property `name` becomes `user[name]`.
-    ///   Defaults to none: the properties are top-level fields.
+    /// - Parameters:
+    ///   - parameters: The value whose stored properties become fields.
+    ///   - name: Prefixes every field name: with `"user"`, property `name` becomes `user[name]`.
+    ///     Defaults to none: the properties are top-level fields.
     /// - Throws: ``RequestError/invalidParameters(keyPath:reason:)`` for a value that cannot be encoded;
     ///   nothing is appended then.
     public func append<Value: Serializable>(parameters: Value, withName name: String? = nil) throws {

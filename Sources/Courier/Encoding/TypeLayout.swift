@@ -122,8 +122,9 @@ final class TypeLayout: Sendable {
     /// that no two properties share a key and that the mapping names only real properties.
     ///
     /// Lazy storage (`$__lazy_storage_$_name`) and compiler storage (`_$observationRegistrar`)
-    /// are skipped; `_name` that stores a `wrappedValue`, or adopts ``ParameterConvertible``,
-    /// is a property wrapper, encoded under `name`. A wrapper with a computed `wrappedValue`
+    /// are skipped; `_name` that adopts ``ParameterConvertible`` (first: its `parameterValue` is
+    /// what it sends, even if it stores a `wrappedValue`), or stores a `wrappedValue`, is a property
+    /// wrapper, encoded under `name`. A wrapper with a computed `wrappedValue`
     /// cannot be recognized and is encoded as the struct it is, under `_name`, unless it adopts
     /// ``ParameterConvertible``. Both paths apply these rules alike: ``add(_:)`` from a
     /// field's static type, ``addReflected(label:value:)`` from the child `Mirror` gives.
@@ -147,12 +148,14 @@ final class TypeLayout: Sendable {
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
                 let name = String(label.dropFirst())
+                // A converting wrapper says what it sends, even when it stores its wrappedValue
+                // (a redacting one must never send the value it stores).
+                if field.type is any ParameterConvertible.Type {
+                    return addField(name: name, source: .stored(own), mayBeNil: field.mayHoldNil)
+                }
                 if let wrapped = field.wrappedValue {
                     let stored = FieldLayout.Stored(wrapped.slot, type: wrapped.type)
                     return addField(name: name, source: .stored(stored), mayBeNil: wrapped.mayHoldNil)
-                }
-                if field.type is any ParameterConvertible.Type {
-                    return addField(name: name, source: .stored(own), mayBeNil: field.mayHoldNil)
                 }
                 if field.type is AnyClass, StructFields.classStoresProperty(named: "wrappedValue", in: field.type) {
                     return addField(name: name, source: .stored(own), unwrapsThroughMirror: true, mayBeNil: true)
@@ -166,16 +169,16 @@ final class TypeLayout: Sendable {
         mutating func addReflected(label: String, value: Any) {
             if label.hasPrefix("$") || label.hasPrefix("_$") { return fields.append(.skipped(label)) }
             if label.hasPrefix("_") {
-                // In the order add(_:) tries them: a struct's wrappedValue, a ParameterConvertible, a class's wrappedValue.
+                // In the order add(_:) tries them: a ParameterConvertible, a struct's wrappedValue, a class's wrappedValue.
                 let name = String(label.dropFirst())
+                // The dynamic type itself: `value is` would also look inside an Optional, which add(_:) does not.
+                if Swift.type(of: value) is any ParameterConvertible.Type {
+                    return addField(name: name, source: .mirrored, mayBeNil: true)
+                }
                 let isClass = Mirror(reflecting: value).displayStyle == .class
                 let isWrapper = TypeLayout.wrappedValue(of: value) != nil
                 if isWrapper, !isClass {
                     return addField(name: name, source: .mirrored, unwrapsThroughMirror: true, mayBeNil: true)
-                }
-                // The dynamic type itself: `value is` would also look inside an Optional, which add(_:) does not.
-                if Swift.type(of: value) is any ParameterConvertible.Type {
-                    return addField(name: name, source: .mirrored, mayBeNil: true)
                 }
                 if isWrapper {
                     return addField(name: name, source: .mirrored, unwrapsThroughMirror: true, mayBeNil: true)

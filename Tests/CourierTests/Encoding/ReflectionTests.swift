@@ -29,6 +29,18 @@ private struct Redacted: ParameterConvertible, Sendable {
     var parameterValue: any Sendable { "***" }
 }
 
+/// A converting wrapper that stores its wrappedValue: its parameterValue must win, or the secret leaks.
+@propertyWrapper
+private struct StoredRedacted: ParameterConvertible, Sendable {
+    var wrappedValue: String
+    var parameterValue: any Sendable { "***" }
+}
+
+private struct Credentials {
+    let user: String
+    @StoredRedacted var password: String
+}
+
 private struct Wrapped {
     @Clamped var level: Int
     @Box var nickname: String?
@@ -92,6 +104,15 @@ class ReflectionTests: XCTestCase {
         // When encoded
         // Then each is written as its wrapped value under the property's name; nil is left out
         XCTAssertEqual(try json(value), #"{"level":3,"display_name":"Ada","token":"t","password":"***"}"#)
+    }
+
+    func testAConvertingWrapperThatStoresItsValueIsEncodedAsItsParameterValue() throws {
+        // Given a wrapper that stores wrappedValue and adopts ParameterConvertible to redact it
+        let value = Credentials(user: "ada", password: "hunter2")
+
+        // When encoded
+        // Then its parameterValue is sent, never the stored secret
+        XCTAssertEqual(try json(value), #"{"user":"ada","password":"***"}"#)
     }
 
     func testWeakAndUnownedReferencesAreReadSafely() throws {
