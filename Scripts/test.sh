@@ -52,14 +52,16 @@ stop_servers() {
 trap stop_servers EXIT
 trap 'exit 130' INT TERM
 
-wait_for() { # URL PID NAME
+wait_for() { # URL PID NAME [CA-FILE [LOG]]: until URL answers (trusting CA-FILE), or fail with LOG
     for attempt in $(seq 300); do
-        if "$venv/bin/python" -c "import urllib.request; urllib.request.urlopen('$1', timeout=1)" 2>/dev/null; then
+        if "$venv/bin/python" -c "import ssl, sys, urllib.request
+context = ssl.create_default_context(cafile=sys.argv[2]) if sys.argv[2] else None
+urllib.request.urlopen(sys.argv[1], timeout=1, context=context)" "$1" "${4:-}" 2>/dev/null; then
             return 0
         fi
         if ! kill -0 "$2" 2>/dev/null || [ "$attempt" = 300 ]; then
             echo "$3 did not start; its log:" >&2
-            cat "$log" >&2 || true
+            cat "${5:-$log}" >&2 || true
             exit 1
         fi
         sleep 0.1
@@ -113,16 +115,7 @@ CONF
 echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host)"
 "$nginx_bin" -c "$tls/nginx.conf" -p "$tls" 2>>"$log" &
 server_pids+=($!)
-for attempt in $(seq 100); do
-    "$venv/bin/python" -c "import ssl, urllib.request; urllib.request.urlopen('https://127.0.0.1:$tls_valid/', \
-        timeout=1, context=ssl.create_default_context(cafile='$tls/ca.pem'))" 2>/dev/null && break
-    if ! kill -0 "${server_pids[-1]}" 2>/dev/null || [ "$attempt" = 100 ]; then
-        echo "nginx (TLS) did not start; its error log:" >&2
-        cat "$tls/logs/error.log" >&2 || true
-        exit 1
-    fi
-    sleep 0.1
-done
+wait_for "https://127.0.0.1:$tls_valid/" "${server_pids[-1]}" "nginx (TLS)" "$tls/ca.pem" "$tls/logs/error.log"
 
 proxy_port=$(free_port)
 echo "==> Starting a forward proxy on 127.0.0.1:$proxy_port"
