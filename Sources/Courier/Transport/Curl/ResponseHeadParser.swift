@@ -1,5 +1,4 @@
 #if os(Linux)
-import Foundation
 
 /// A response head as a server sent it: status, version, and header fields in order.
 struct ResponseHead: Equatable, Sendable {
@@ -31,9 +30,9 @@ struct ResponseHead: Equatable, Sendable {
         return dictionary
     }
 
-    /// Every value of a field, case-insensitively, in order.
+    /// Every value of a field, its name compared case-insensitively (ASCII, as field names are), in order.
     func values(of name: String) -> [String] {
-        fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        fields.filter { $0.name.utf8.elementsEqual(name.utf8) { asciiLowercase($0) == asciiLowercase($1) } }.map(\.value)
     }
 }
 
@@ -88,14 +87,15 @@ struct ResponseHeadParser {
             guard line.starts(with: "HTTP/".utf8) else { return }
             head = nil
         }
-        // Line endings are stripped as bytes: "\r\n" is one Character, which no "\n" test matches.
+        // Worked on as bytes: one pass over each line, no Character or Unicode machinery (this
+        // runs for every header line of every response, on the transport's one thread).
         var end = line.endIndex
         while end > line.startIndex {
             let before = line.index(before: end)
             guard line[before] == 0x0A || line[before] == 0x0D else { break }
             end = before
         }
-        let text = Substring(decoding: line[..<end], as: UTF8.self)
+        let text = line[..<end]
         if text.isEmpty {
             guard let status else { throw .missingStatusLine }
             if (100...199).contains(status) {
@@ -107,22 +107,37 @@ struct ResponseHeadParser {
             }
             return
         }
-        if text.hasPrefix("HTTP/") {
-            try startHead(text)
+        if text.starts(with: "HTTP/".utf8) {
+            try startHead(Substring(decoding: text, as: UTF8.self))
             return
         }
         guard status != nil else { throw .missingStatusLine }
-        if let first = text.first, first == " " || first == "\t" {
+        if let first = text.first, first == 0x20 || first == 0x09 {
             // An obsolete folded continuation (RFC 9112 §5.2): joined to the previous field.
-            guard !fields.isEmpty else { throw .malformedField(String(text)) }
-            fields[fields.count - 1].value += " " + text.trimmingSpaces
+            guard !fields.isEmpty else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
+            fields[fields.count - 1].value += " " + Self.trimmed(text)
             return
         }
-        guard let colon = text.firstIndex(of: ":") else { throw .malformedField(String(text)) }
+        guard let colon = text.firstIndex(of: 0x3A) else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
         let name = text[..<colon]
-        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else { throw .malformedField(String(text)) }
+        guard !name.isEmpty, name.allSatisfy(Self.isTokenCharacter) else {
+            throw .malformedField(String(decoding: text, as: UTF8.self))
+        }
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
-        fields.append(ResponseHead.Field(name: String(name), value: text[text.index(after: colon)...].trimmingSpaces))
+        fields.append(ResponseHead.Field(name: String(decoding: name, as: UTF8.self),
+                                         value: Self.trimmed(text[text.index(after: colon)...])))
+    }
+
+    /// The bytes as text, without leading and trailing spaces and tabs.
+    private static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
+        var start = bytes.startIndex, end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while end > start {
+            let before = bytes.index(before: end)
+            guard bytes[before] == 0x20 || bytes[before] == 0x09 else { break }
+            end = before
+        }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// "HTTP/1.1 200 OK", "HTTP/2 204": a version, a three-digit status, an optional reason.
@@ -148,10 +163,8 @@ struct ResponseHeadParser {
     }
 }
 
-private extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    var trimmingSpaces: String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
-    }
+/// A byte with ASCII letters folded to lower case; every other byte as it is.
+private func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
 }
 #endif
