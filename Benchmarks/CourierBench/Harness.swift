@@ -211,27 +211,49 @@ struct Row {
     var figure: String
     var variant: String
     var unit: String
+    /// Courier; in a network figure, through its default transport (curl on Linux).
     var courier: Summary?
     var baselineName: String = ""
     var baseline: Summary?
     var target: Target = .none
+    /// A network figure's other contenders; nil in the other figures.
+    var network: NetworkColumns?
     /// Errors over all rounds, Courier and baseline together; any error is a miss.
     var errors = 0
     var note = ""
 
-    var ratio: Double? {
-        guard let courier, let baseline, baseline.median != 0 else { return nil }
-        return courier.median / baseline.median
+    var ratio: Double? { Self.ratio(courier, baseline) }
+
+    static func ratio(_ numerator: Summary?, _ denominator: Summary?) -> Double? {
+        guard let numerator, let denominator, denominator.median != 0 else { return nil }
+        return numerator.median / denominator.median
     }
 
     var verdict: String {
         guard courier != nil else { return "TODO" }
-        if errors > 0 { return "miss (errors)" }
-        guard let ratio else { return "—" }
-        switch target {
-        case .ratioAtLeast(let minimum): return ratio >= minimum ? "pass" : "miss"
-        case .ratioAtMost(let maximum): return ratio <= maximum ? "pass" : "miss"
-        case .none: return "—"
+        if errors > 0 { return "missed (errors)" }
+        return target.verdict(ratio) ?? "—"
+    }
+}
+
+/// The columns a network figure adds: Courier through URLSession and curl's command line.
+struct NetworkColumns {
+    /// Courier with `configuration.transport = .urlSession`.
+    var urlSession: Summary?
+    /// curl's command line on the same server, where the figure has one.
+    var commandLine: Summary?
+    /// Courier (default transport) over the command line.
+    var commandLineTarget: Target = .none
+}
+
+extension Target {
+    /// "met" or "missed" for a ratio, nil when there is nothing to judge.
+    func verdict(_ ratio: Double?) -> String? {
+        guard let ratio else { return nil }
+        switch self {
+        case .ratioAtLeast(let minimum): return ratio >= minimum ? "met" : "missed"
+        case .ratioAtMost(let maximum): return ratio <= maximum ? "met" : "missed"
+        case .none: return nil
         }
     }
 }
@@ -261,11 +283,19 @@ final class Counter: Sendable {
     }
 }
 
+/// One point of the chart: requests/s of every contender at one number in flight.
+struct ChartPoint {
+    var raw: Summary
+    var curl: Summary
+    var urlSession: Summary
+    var commandLine: Summary?
+}
+
 /// What figures share: the options and the throughput points for the chart.
 final class Bench {
     let options: Options
     /// Requests/s by requests in flight, for Benchmarks/throughput.svg.
-    var chart: [Int: (raw: Summary, courier: Summary)] = [:]
+    var chart: [Int: ChartPoint] = [:]
 
     /// nginx's `stub_status`, when the server has one: new connections are then counted.
     let statusURL: URL?
