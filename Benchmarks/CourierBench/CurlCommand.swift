@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 // curl's command line against the same nginx: the limit that libcurl itself reaches, with no
 // Courier and no URLSession in the way. One process per round, timed around the whole process
-// (its start-up included), started with posix_spawn and reaped with wait4 for its peak RSS.
+// (its start-up included), started with posix_spawn and reaped with waitpid.
 
 /// The curl command line the figures run (the same libcurl that Courier loads).
 let curlCommandPath = "/usr/bin/curl"
@@ -17,15 +18,15 @@ let curlScratch = ".build/bench/curl"
 struct CommandRun {
     var seconds = 0.0
     var status: Int32 = -1
-    /// The process's peak RSS in bytes (`ru_maxrss`).
-    var peakRSS = 0
+    /// The process's peak RSS in bytes, when sampled.
+    var peakRSS: Int?
     var output = ""
     var errorOutput = ""
 }
 
 /// Runs `path` with `arguments`, stdout and stderr into files under `curlScratch`; nil when it
-/// cannot be started.
-func runCommand(_ path: String, _ arguments: [String]) -> CommandRun? {
+/// cannot be started. `samplingPeak` also samples its peak RSS.
+func runCommand(_ path: String, _ arguments: [String], samplingPeak: Bool = false) -> CommandRun? {
     let outPath = curlScratch + "/stdout.txt", errPath = curlScratch + "/stderr.txt"
     try? FileManager.default.createDirectory(atPath: curlScratch, withIntermediateDirectories: true)
     var actions = posix_spawn_file_actions_t()
@@ -39,18 +40,49 @@ func runCommand(_ path: String, _ arguments: [String]) -> CommandRun? {
     var pid: pid_t = 0
     let start = now()
     guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
+    let sampler = samplingPeak ? PeakSampler(pid: pid, name: URL(fileURLWithPath: path).lastPathComponent) : nil
     var status: Int32 = 0
-    var usage = rusage()
-    while wait4(pid, &status, 0, &usage) < 0 {
+    while waitpid(pid, &status, 0) < 0 {
         guard errno == EINTR else { return nil }
     }
     var run = CommandRun(seconds: now() - start)
     // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
     run.status = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
-    run.peakRSS = usage.ru_maxrss * 1024
+    run.peakRSS = sampler?.stop()
     run.output = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     run.errorOutput = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
     return run
+}
+
+/// Samples a child's VmHWM every 5 ms while it runs. `ru_maxrss` cannot be used: a child made by
+/// posix_spawn shares the spawning process's memory until it execs, and Linux starts the child's
+/// `ru_maxrss` from that (here CourierBench's own peak, 150 MB, for an 11 MB curl).
+final class PeakSampler: Sendable {
+    private let stopped = Atomic<Bool>(false)
+    private let peak = Atomic<Int>(0)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(pid: pid_t, name: String) {
+        Thread.detachNewThread { [self] in
+            while !stopped.load(ordering: .acquiring) {
+                // Only once it execs: before that, /proc shows the spawning process's memory.
+                let status = "/proc/\(pid)/status"
+                if procStatusText("Name", of: status) == name {
+                    let value = procStatus("VmHWM", of: status)
+                    if value > peak.load(ordering: .relaxed) { peak.store(value, ordering: .relaxed) }
+                }
+                usleep(5_000)
+            }
+            done.signal()
+        }
+    }
+
+    /// Stops sampling; the highest VmHWM seen, in bytes (the last 5 ms before the child exited are missed).
+    func stop() -> Int {
+        stopped.store(true, ordering: .releasing)
+        done.wait()
+        return peak.load(ordering: .relaxed)
+    }
 }
 
 /// One curl process fetching `count` URLs: one after another over one kept-alive connection, or

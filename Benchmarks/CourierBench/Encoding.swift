@@ -128,13 +128,13 @@ func multipartUploadFigure(_ bench: Bench) -> [Row] {
         let arguments = ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Expect:",
                          "-H", "Content-Type: application/octet-stream", "-T", file.path, base + "/upload"]
         contenders.append(Contender(commandLineName) {
-            let run = runCommand(curlCommandPath, arguments)
-            guard let run, run.status == 0, run.output == "200" else {
+            let run = runCommand(curlCommandPath, arguments, samplingPeak: true)
+            guard let run, run.status == 0, run.output == "200", let peak = run.peakRSS else {
                 let what = run.map { "status \($0.status), \($0.output) \($0.errorOutput)" } ?? "not started"
                 tally.record(errors: 1, firstError: "curl upload: " + what)
                 return .nan
             }
-            peaks[commandLineName, default: []].append(Double(run.peakRSS) / 1e6)
+            peaks[commandLineName, default: []].append(Double(peak) / 1e6)
             return Double(size) / 1e6 / run.seconds
         })
     }

@@ -175,7 +175,7 @@ func smallURL(_ bench: Bench) -> URL {
 // MARK: - Throughput
 
 func sequentialFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_000, quick: 300)
+    let total = bench.options.count(2_000, quick: 300)
     let tally = ErrorTally(bench)
     let raw = RawSessionClient(url: smallURL(bench), maxConnections: 1)
     let rawDecoding = RawSessionClient(url: smallURL(bench), maxConnections: 1, decodeItem: true)
@@ -204,7 +204,7 @@ func sequentialFigure(_ bench: Bench) -> [Row] {
 }
 
 func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(5_000, quick: 1_000)
+    let total = bench.options.count(8_000, quick: 1_000)
     let tally = ErrorTally(bench)
     let raw = RawSessionClient(url: smallURL(bench), maxConnections: 16)
     defer { raw.close() }
@@ -238,7 +238,7 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
 }
 
 func burstFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_536, quick: 512)
+    let total = bench.options.count(3_072, quick: 512)
     var rows: [Row] = []
     for size in [64, 256] {
         let tally = ErrorTally(bench)
@@ -260,9 +260,9 @@ func burstFigure(_ bench: Bench) -> [Row] {
 }
 
 func largeResponseFigure(_ bench: Bench) -> [Row] {
-    // 256 (under a second per round through URLSession): shorter rounds let one slow moment of
-    // the VM decide the median.
-    let total = bench.options.count(256, quick: 32)
+    // 512: about a second per round through URLSession here, and long enough for curl's command
+    // line that its start-up (~5 ms) is a small part.
+    let total = bench.options.count(512, quick: 32)
     let tally = ErrorTally(bench)
     let url = bench.baseURL.appendingPathComponent("large.bin")
     let raw = RawSessionClient(url: url, maxConnections: 1)
@@ -286,7 +286,7 @@ func largeResponseFigure(_ bench: Bench) -> [Row] {
 /// The chart's other points: N in flight for all, Courier with maxConcurrentRequests N, curl's
 /// command line with --parallel-max N.
 func sweepFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_500, quick: 500)
+    let total = bench.options.count(2_000, quick: 500)
     var rows: [Row] = []
     for inFlight in [4, 64, 256] {
         let tally = ErrorTally(bench)

@@ -10,7 +10,7 @@ struct Options {
     var baseURL: URL?
     /// Smaller counts and 3 rounds, for development. Figures then say they are quick.
     var quick = false
-    var rounds = 5
+    var rounds = 7
     /// Keys of the figures to run; nil runs all.
     var only: Set<String>?
     /// Requests per memory-figure round (each round is one child process per contender).
@@ -49,7 +49,7 @@ struct Options {
                 options.baseURL = url
             case "--quick": options.quick = true
             case "--rounds":
-                options.rounds = max(1, Int(value(argument)) ?? 5)
+                options.rounds = max(1, Int(value(argument)) ?? 7)
                 roundsGiven = true
             case "--only": options.only = Set(value(argument).split(separator: ",").map(String.init))
             case "--memory-count":
@@ -176,14 +176,20 @@ extension Bench {
 
 // MARK: - Memory
 
-/// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
-func procStatus(_ key: String) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+/// A value from /proc/self/status (or another process's status file) in bytes (`VmRSS`,
+/// `VmHWM`), or 0 where there is none.
+func procStatus(_ key: String, of file: String = "/proc/self/status") -> Int {
+    guard let text = procStatusText(key, of: file), let kilobytes = Int(text.split(separator: " ").first ?? "") else { return 0 }
+    return kilobytes * 1024
+}
+
+/// The text of a field of a /proc status file ("Name", "VmHWM"…), nil where there is none.
+func procStatusText(_ key: String, of file: String) -> String? {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
     for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
+        return line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
     }
-    return 0
+    return nil
 }
 
 // MARK: - Rows

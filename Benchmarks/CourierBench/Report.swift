@@ -172,7 +172,7 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           `Task { try await queue.send(…) }` per request. `EmptyResponse` ignores the body; `Item` is a
           Decodable struct decoded by Courier's default JSON decoding.
         - **curl command line.** One `\(curlCommandPath)` process per round, started with `posix_spawn`
-          and timed until `wait4` returns (start-up included, about 5 ms here), reading a config file
+          and timed until `waitpid` returns (start-up included, about 5 ms here), reading a config file
           with one `url` and `output = "/dev/null"` per request and `write-out` of each status (a
           status other than 200, or a non-zero exit, counts as an error). One at a time, that is one
           connection kept alive for every URL; N in flight is `-Z --parallel-max N`. It fetches the
@@ -191,8 +191,8 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           request, then releasing the queue cancels them all (also timed).
         - **Memory.** A fresh process per round and contender: 512 warm-up requests, VmRSS, then
           \(grouped(options.memoryCount)) requests with 16 in flight, VmRSS again 0.2 s later. The issue asks about
-          100,000 requests; through URLSession at about 2,000 requests/s that is ~50 s per process, too
-          long for 5 interleaved rounds of three contenders in this run. The full run therefore uses
+          100,000 requests; through URLSession at 2,000–4,000 requests/s that is 25–50 s per process,
+          too long for \(options.rounds) interleaved rounds of three contenders in this run. The full run therefore uses
           \(grouped(options.memoryCount)) requests per round (\(grouped(options.memoryCount * options.rounds)) per contender over the rounds);
           `--memory-count 100000` runs the full count (see the analysis for such a run).
         - **Encoding.** 64 distinct values of a 10-field struct (escaped strings, ints, a double, a
@@ -204,7 +204,7 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           `MultipartFormData` (written to a temporary file, then streamed with a Content-Length);
           curl's command line sends the file itself as the body (`-T FILE -X POST`, no
           `Expect: 100-continue`). MB/s counts the file's bytes; peak RSS is the child's VmHWM (for
-          curl, `ru_maxrss` from `wait4`).
+          curl, its VmHWM sampled every 5 ms: `ru_maxrss` of a spawned child starts from the parent's peak).
         - **Noise.** The machine is a 2-core VM whose host shares its CPUs: the same raw URLSession
           loop moves by a third between rounds of one run and between runs minutes apart. The
           figures interleave contenders round by round so all see the same conditions, but
