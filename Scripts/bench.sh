@@ -5,10 +5,13 @@
 # (own config, prefix and pid file, one worker, keep-alive, no access log) at a free port, serving
 # a ~200-byte JSON file, a 1 MiB file and an upload sink, waits until it answers, builds and runs
 # the release benchmark (`CourierBench`) with its base URL, and stops nginx whatever happens.
-# The benchmark writes BENCHMARKS.md and Benchmarks/throughput.svg.
+# The benchmark compares raw URLSession, Courier through its curl transport (the default on
+# Linux) and through URLSession, and curl's command line (/usr/bin/curl, which this script uses
+# too) against that nginx; it writes BENCHMARKS.md and Benchmarks/throughput.svg.
 #
 # Extra arguments go to the benchmark (for example: Scripts/bench.sh --quick,
-# Scripts/bench.sh --only throughput-16). The full run takes about 4 minutes on 2 cores.
+# Scripts/bench.sh --only throughput-16, Scripts/bench.sh --list). The full run takes about
+# 4½ minutes on 2 cores when nothing else runs (longer when something does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)

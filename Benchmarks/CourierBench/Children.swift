@@ -24,23 +24,37 @@ struct ChildReport: Codable {
     var growth: Double { Double(rssAfter - rssBefore) }
 }
 
+/// The Courier transport a child kind names: `…-curl` or `…-urlsession`.
+func childTransport(_ kind: String) -> CourierTransport? {
+    kind.hasSuffix("-curl") ? .curl : kind.hasSuffix("-urlsession") ? .urlSession : nil
+}
+
+/// The child kinds for raw URLSession and Courier through each transport: `memory-raw`,
+/// `memory-curl`, `memory-urlsession`.
+func childKinds(_ prefix: String) -> [String] {
+    [prefix + "-raw", prefix + "-curl", prefix + "-urlsession"]
+}
+
 /// Runs a child measurement and exits. `arguments` follow `child`.
 func runChild(_ arguments: [String]) -> Never {
     guard arguments.count >= 3, let count = Int(arguments[1]), let baseURL = URL(string: arguments[2]) else {
-        fail("usage: CourierBench child memory-raw|memory-courier|add COUNT BASE-URL | load-raw|load-courier COUNT BASE-URL [IN-FLIGHT] | upload-raw|upload-courier SIZE BASE-URL FILE")
+        fail("usage: CourierBench child memory-raw|memory-curl|memory-urlsession|add COUNT BASE-URL"
+            + " | load-raw|load-curl|load-urlsession COUNT BASE-URL [IN-FLIGHT]"
+            + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE")
     }
-    let report: ChildReport = switch arguments[0] {
-    case "upload-raw", "upload-courier":
-        uploadChild(kind: arguments[0], size: count, baseURL: baseURL,
+    let kind = arguments[0]
+    let small = baseURL.appendingPathComponent("small.json")
+    let report: ChildReport = switch kind {
+    case "upload-raw", "upload-curl", "upload-urlsession":
+        uploadChild(transport: childTransport(kind), size: count, baseURL: baseURL,
                     file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
-    case "memory-raw": memoryChild(count: count, client: RawSessionClient(
-        url: baseURL.appendingPathComponent("small.json"), maxConnections: 16))
-    case "memory-courier": memoryChild(count: count, client: CourierClient(
-        baseURL: baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() }))
+    case "memory-raw": memoryChild(count: count, client: RawSessionClient(url: small, maxConnections: 16))
+    case "memory-curl", "memory-urlsession": memoryChild(count: count, client: CourierClient(
+        childTransport(kind)!, baseURL: baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() }))
     case "add": addChild(count: count, baseURL: baseURL)
-    case "load-raw", "load-courier": loadChild(kind: arguments[0], count: count, baseURL: baseURL,
-                                               inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
-    default: fail("unknown child \(arguments[0])")
+    case "load-raw", "load-curl", "load-urlsession":
+        loadChild(kind: kind, count: count, baseURL: baseURL, inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
+    default: fail("unknown child \(kind)")
     }
     let encoder = JSONEncoder()
     let data = (try? encoder.encode(report)) ?? Data("{}".utf8)
@@ -66,11 +80,13 @@ private func memoryChild(count: Int, client: any LoadClient) -> ChildReport {
 }
 
 /// `count` requests with `inFlight` outstanding, after a warm-up: a process with one contender
-/// only, to run under `perf stat` or `valgrind` (`CourierBench child load-raw 20000 URL 1`).
+/// only, to run under `perf stat` or `valgrind` (`CourierBench child load-curl 20000 URL 1`).
 private func loadChild(kind: String, count: Int, baseURL: URL, inFlight: Int) -> ChildReport {
-    let client: any LoadClient = kind == "load-raw"
-        ? RawSessionClient(url: baseURL.appendingPathComponent("small.json"), maxConnections: inFlight)
-        : CourierClient(baseURL: baseURL, maxConcurrentRequests: inFlight, request: { SmallEmptyRequest() })
+    let client: any LoadClient = if let transport = childTransport(kind) {
+        CourierClient(transport, baseURL: baseURL, maxConcurrentRequests: inFlight, request: { SmallEmptyRequest() })
+    } else {
+        RawSessionClient(url: baseURL.appendingPathComponent("small.json"), maxConnections: inFlight)
+    }
     var report = ChildReport(count: count)
     let warmUp = runLoad(client, total: 100, shape: .keepInFlight(inFlight))
     let result = runLoad(client, total: count, shape: .keepInFlight(inFlight), timeout: 280)
@@ -169,17 +185,11 @@ func heldBackAddFigure(_ bench: Bench) -> [Row] {
     let small = bench.options.count(10_000, quick: 10_000)
     let large = bench.options.count(100_000, quick: 50_000)
     let base = bench.baseURL.absoluteString
-    var failures = 0
-    var firstError: String?
+    let tally = ChildTally()
     var reports: [Int: [ChildReport]] = [:]
     let results = interleaved(rounds: bench.rounds, [small, large].map { count in
         Contender("add \(grouped(count))") {
-            guard let report = spawnChild(["add", String(count), base]) else {
-                failures += 1
-                return .nan
-            }
-            failures += report.errors
-            firstError = firstError ?? report.firstError
+            guard let report = tally.run(["add", String(count), base]) else { return .nan }
             reports[count, default: []].append(report)
             return report.seconds * 1e9 / Double(count)
         }
@@ -187,17 +197,17 @@ func heldBackAddFigure(_ bench: Bench) -> [Row] {
     guard let smallReports = reports[small], let largeReports = reports[large],
           !smallReports.isEmpty, !largeReports.isEmpty else {
         return [Row(figure: "add, maxConcurrentRequests 8", variant: "children failed", unit: "",
-                    errors: max(1, failures), note: firstError ?? "")]
+                    errors: max(1, tally.failures), note: tally.note)]
     }
     let bytes = { (reports: [ChildReport]) in Summary(reports.map { $0.growth / Double($0.count) }) }
     let release = { (reports: [ChildReport]) in Summary(reports.map { ($0.releaseSeconds ?? 0) * 1e9 / Double($0.count) }) }
     let figure = "add of requests held back by maxConcurrentRequests 8 (fresh process per round)"
-    let errorNote = failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""
+    let failures = tally.failures
     return [
         Row(figure: figure, variant: "time per add, \(grouped(large)) vs \(grouped(small)) requests", unit: "ns/add",
             courier: results[1], baselineName: "\(grouped(small)) requests", baseline: results[0],
             target: .ratioAtMost(1.25), errors: failures,
-            note: "constant if the ratio is ≤ 1.25" + errorNote),
+            note: "constant if the ratio is ≤ 1.25" + tally.note),
         Row(figure: figure, variant: "RSS per waiting request, \(grouped(large)) vs \(grouped(small))", unit: "bytes/request",
             courier: bytes(largeReports), baselineName: "\(grouped(small)) requests", baseline: bytes(smallReports),
             target: .ratioAtMost(1.25), errors: failures, note: "RSS after the adds minus RSS before, per request"),
@@ -207,39 +217,55 @@ func heldBackAddFigure(_ bench: Bench) -> [Row] {
     ]
 }
 
-/// RSS growth over many requests, 16 in flight: raw URLSession against Courier, each round a
-/// fresh child process per contender.
+/// RSS growth over many requests, 16 in flight: raw URLSession against Courier through each
+/// transport, each round a fresh child process per contender.
 func memoryFigure(_ bench: Bench) -> [Row] {
     let count = bench.options.memoryCount
     let base = bench.baseURL.absoluteString
-    var failures = 0
-    var firstError: String?
+    let tally = ChildTally()
     var peaks: [String: [Double]] = [:]
     var rates: [String: [Double]] = [:]
-    let contenders = ["memory-raw", "memory-courier"].map { kind in
-        Contender(kind) {
-            guard let report = spawnChild([kind, String(count), base]) else {
-                failures += 1
-                return .nan
-            }
-            failures += report.errors
-            firstError = firstError ?? report.firstError
-            peaks[kind, default: []].append(Double(report.peakRSS) / 1e6)
-            rates[kind, default: []].append(Double(report.count) / report.seconds)
+    let names = [rawName] + CourierTransport.allCases.map(\.name)
+    let results = measure(bench, zip(childKinds("memory"), names).map { kind, name in
+        Contender(name) {
+            guard let report = tally.run([kind, String(count), base]) else { return .nan }
+            peaks[name, default: []].append(Double(report.peakRSS) / 1e6)
+            rates[name, default: []].append(Double(report.count) / report.seconds)
             return report.growth / 1e6
         }
+    })
+    let medians = { (values: [String: [Double]]) in
+        names.map { "\($0) \(values[$0].map { format(Summary($0).median) } ?? "?")" }.joined(separator: ", ")
     }
-    let results = interleaved(rounds: bench.rounds, contenders)
-    let peakNote: String
-    if let raw = peaks["memory-raw"], let courier = peaks["memory-courier"],
-       let rawRate = rates["memory-raw"], let courierRate = rates["memory-courier"] {
-        peakNote = "peak RSS (median) raw \(format(Summary(raw).median)) MB, Courier \(format(Summary(courier).median)) MB;"
-            + " req/s raw \(format(Summary(rawRate).median)), Courier \(format(Summary(courierRate).median))"
-    } else {
-        peakNote = ""
+    return [networkRow("RSS growth over \(grouped(count)) requests, 16 in flight (fresh process per round)",
+                       "EmptyResponse, add + ID observer", unit: "MB", results: results, courier: \.name,
+                       target: .ratioAtMost(1.0), errors: tally.failures,
+                       note: "peak RSS (median, MB): \(medians(peaks)); req/s: \(medians(rates))" + tally.note)]
+}
+
+/// Errors of a figure's child processes.
+final class ChildTally {
+    private(set) var failures = 0
+    private var firstError: String?
+
+    /// Runs a child (`spawnChild`) and counts its errors; nil when it failed.
+    func run(_ arguments: [String], timeout: Double = 290) -> ChildReport? {
+        guard let report = spawnChild(arguments, timeout: timeout) else {
+            failures += 1
+            firstError = firstError ?? "child \(arguments.first ?? "") failed"
+            return nil
+        }
+        record(errors: report.errors, firstError: report.firstError)
+        return report
     }
-    return [Row(figure: "RSS growth over \(grouped(count)) requests, 16 in flight (fresh process per round)",
-                variant: "EmptyResponse, add + ID observer", unit: "MB", courier: results[1],
-                baselineName: "raw URLSession, same count", baseline: results[0], target: .ratioAtMost(1.1),
-                errors: failures, note: peakNote + (failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""))]
+
+    func record(errors: Int, firstError: String?) {
+        failures += errors
+        self.firstError = self.firstError ?? firstError
+    }
+
+    /// "; 2 errors, first: …", or nothing.
+    var note: String {
+        failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""
+    }
 }

@@ -111,57 +111,58 @@ func multipartUploadFigure(_ bench: Bench) -> [Row] {
     let size = bench.options.count(1 << 30, quick: 256 << 20)
     let file = uploadFile(size: size)
     let base = bench.baseURL.absoluteString
-    var failures = 0
-    var firstError: String?
+    let tally = ChildTally()
     var peaks: [String: [Double]] = [:]
     let rounds = min(bench.rounds, 3)
-    let results = interleaved(rounds: rounds, ["upload-raw", "upload-courier"].map { kind in
-        Contender(kind) {
-            guard let report = spawnChild([kind, String(size), base, file.path], timeout: 280) else {
-                failures += 1
-                return .nan
-            }
-            failures += report.errors
-            firstError = firstError ?? report.firstError
-            peaks[kind, default: []].append(Double(report.peakRSS) / 1e6)
+    let baseline = "uploadTask(with:fromFile:)"
+    var contenders = zip(childKinds("upload"), [baseline] + CourierTransport.allCases.map(\.name)).map { kind, name in
+        Contender(name) {
+            guard let report = tally.run([kind, String(size), base, file.path], timeout: 280) else { return .nan }
+            peaks[name, default: []].append(Double(report.peakRSS) / 1e6)
             return Double(size) / 1e6 / report.seconds
         }
-    })
-    let figure = "Upload of a \(size >> 20) MiB file to nginx (fresh process per round, \(rounds) rounds)"
-    let errorNote = failures > 0 ? "; \(failures) errors, first: \(firstError ?? "?")" : ""
-    var rows = [Row(figure: figure, variant: "MultipartFormData (streamed via a temporary file)", unit: "MB/s",
-                    courier: results[1], baselineName: "uploadTask(with:fromFile:)", baseline: results[0],
-                    target: .ratioAtLeast(0.8), errors: failures,
-                    note: "MB/s counts the file's bytes; Courier's time includes writing the multipart body" + errorNote)]
-    if let raw = peaks["upload-raw"], let courier = peaks["upload-courier"], !raw.isEmpty, !courier.isEmpty {
-        rows.append(Row(figure: figure, variant: "peak RSS of the process", unit: "MB", courier: Summary(courier),
-                        baselineName: "uploadTask(with:fromFile:)", baseline: Summary(raw), target: .ratioAtMost(1.2),
-                        errors: failures))
     }
-    return rows
+    if FileManager.default.isExecutableFile(atPath: curlCommandPath) {
+        // The same bytes streamed from the file as the whole body (no multipart), without
+        // waiting for a 100 Continue, as the others do not.
+        let arguments = ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Expect:",
+                         "-H", "Content-Type: application/octet-stream", "-T", file.path, base + "/upload"]
+        contenders.append(Contender(commandLineName) {
+            let run = runCommand(curlCommandPath, arguments, samplingPeak: true)
+            guard let run, run.status == 0, run.output == "200", let peak = run.peakRSS else {
+                let what = run.map { "status \($0.status), \($0.output) \($0.errorOutput)" } ?? "not started"
+                tally.record(errors: 1, firstError: "curl upload: " + what)
+                return .nan
+            }
+            peaks[commandLineName, default: []].append(Double(peak) / 1e6)
+            return Double(size) / 1e6 / run.seconds
+        })
+    }
+    let results = measure(bench, rounds: rounds, contenders)
+    let figure = "Upload of a \(size >> 20) MiB file to nginx (fresh process per round, \(rounds) rounds)"
+    let note = "MB/s counts the file's bytes; Courier's time includes writing the multipart body;"
+        + " curl command line: -T FILE -X POST, the file as the whole body" + tally.note
+    return [
+        networkRow(figure, "MultipartFormData (streamed via a temporary file)", unit: "MB/s", results: results,
+                   baseline: baseline, courier: \.name, commandLine: commandLineName, target: .ratioAtLeast(1.0),
+                   errors: tally.failures, note: note),
+        networkRow(figure, "peak RSS of the process", unit: "MB", results: peaks.mapValues(Summary.init),
+                   baseline: baseline, courier: \.name, commandLine: commandLineName, target: .ratioAtMost(1.2),
+                   errors: tally.failures),
+    ]
 }
 
-/// A child that uploads `file` once, raw or through Courier, and reports time and peak RSS.
-func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildReport {
+/// A child that uploads `file` once, raw (`transport` nil) or through Courier, and reports time
+/// and peak RSS.
+func uploadChild(transport: CourierTransport?, size: Int, baseURL: URL, file: URL) -> ChildReport {
     var report = ChildReport(count: size)
     let sink = baseURL.appendingPathComponent("upload")
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex<String?>(nil)
     var queue: RequestQueue?
     let start = now()
-    if kind == "upload-raw" {
-        var request = URLRequest(url: sink)
-        request.httpMethod = "POST"
-        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        URLSession.shared.uploadTask(with: request, fromFile: file) { _, response, error in
-            if let error { outcome.withLock { $0 = "\(error)" } } else if (response as? HTTPURLResponse)?.statusCode != 200 {
-                outcome.withLock { $0 = "status \((response as? HTTPURLResponse)?.statusCode ?? 0)" }
-            }
-            done.signal()
-        }.resume()
-    } else {
-        var configuration = RequestQueueConfiguration.default
-        configuration.callbackQueue = DispatchQueue(label: "CourierBench.upload")
+    if let transport {
+        var configuration = transport.configuration(label: "CourierBench.upload", maxConcurrentRequests: 6)
         configuration.timeoutInterval = 270
         let courier = RequestQueue(configuration: configuration, baseURL: baseURL)
         queue = courier
@@ -171,6 +172,16 @@ func uploadChild(kind: String, size: Int, baseURL: URL, file: URL) -> ChildRepor
             if case .failure(let error) = result { outcome.withLock { $0 = "\(error)" } }
             done.signal()
         }
+    } else {
+        var request = URLRequest(url: sink)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        URLSession.shared.uploadTask(with: request, fromFile: file) { _, response, error in
+            if let error { outcome.withLock { $0 = "\(error)" } } else if (response as? HTTPURLResponse)?.statusCode != 200 {
+                outcome.withLock { $0 = "status \((response as? HTTPURLResponse)?.statusCode ?? 0)" }
+            }
+            done.signal()
+        }.resume()
     }
     if done.wait(timeout: .now() + 270) == .timedOut { outcome.withLock { $0 = "timed out" } }
     withExtendedLifetime(queue) {}

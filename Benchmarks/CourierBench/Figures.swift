@@ -7,7 +7,9 @@ import FoundationNetworking
 import Synchronization
 
 // The figures. Each is one small function registered in `allFigures`; each Courier number comes
-// with its baseline measured in the same run, in interleaved rounds.
+// with its baseline measured in the same run, in interleaved rounds. A network figure measures
+// raw URLSession, Courier through its curl transport (the default on Linux) and through
+// URLSession, and, where the shape allows, curl's command line on the same server.
 
 let allFigures: [Figure] = [
     Figure(key: "sequential", title: "Requests/s, one at a time, small JSON", needsServer: true, run: sequentialFigure),
@@ -64,23 +66,78 @@ final class ErrorTally {
     }
 }
 
-/// A contender that sends `total` requests through `client` each round and reports `metric`.
-func loadContender(_ name: String, _ client: any LoadClient, total: Int, shape: LoadShape, tally: ErrorTally,
-                   metric: @escaping (LoadResult) -> Double = { $0.requestsPerSecond }) -> Contender {
-    Contender(name, warmUp: {
-        let result = runLoad(client, total: min(total, 256), shape: shape)
-        tally.record(result, contender: name + " (warm-up)")
+/// A contender that runs `round` (or `warmUp` once, first) and reports `metric` of its result,
+/// counting errors and nginx's new connections.
+func loadContender(_ name: String, requests: Int, tally: ErrorTally, metric: @escaping (LoadResult) -> Double,
+                   warmUp: (() -> LoadResult)?, round: @escaping () -> LoadResult) -> Contender {
+    Contender(name, warmUp: warmUp.map { warmUp in
+        { tally.record(warmUp(), contender: name + " (warm-up)") }
     }, round: {
         let before = acceptedConnections(tally.statusURL)
-        let result = runLoad(client, total: total, shape: shape)
+        let result = round()
         let after = acceptedConnections(tally.statusURL)
         tally.record(result, contender: name)
         if let before, let after {
             // The status request itself reuses its own kept-alive connection after the first time.
-            tally.recordConnections(after - before, requests: total, contender: name)
+            tally.recordConnections(after - before, requests: requests, contender: name)
         }
         return metric(result)
     })
+}
+
+func requestsPerSecond(_ result: LoadResult) -> Double { result.requestsPerSecond }
+
+/// A contender that sends `total` requests through `client` each round and reports `metric`.
+func loadContender(_ name: String, _ client: any LoadClient, total: Int, shape: LoadShape, tally: ErrorTally,
+                   metric: @escaping (LoadResult) -> Double = requestsPerSecond) -> Contender {
+    loadContender(name, requests: total, tally: tally, metric: metric,
+                  warmUp: { runLoad(client, total: min(total, 256), shape: shape) },
+                  round: { runLoad(client, total: total, shape: shape) })
+}
+
+/// curl's command line fetching `total` copies of `url` (`parallel` at once, or one at a time),
+/// one process per round; nil when there is no curl command line here.
+func commandLineContender(url: URL, total: Int, parallel: Int? = nil, tally: ErrorTally,
+                          metric: @escaping (LoadResult) -> Double = requestsPerSecond) -> Contender? {
+    guard let command = CurlCommand(url: url, count: total, parallel: parallel) else {
+        log("    no \(curlCommandPath): the figure goes without curl's command line")
+        return nil
+    }
+    // The warm-up loads the binary and its libraries into the page cache.
+    return loadContender(commandLineName, requests: total, tally: tally, metric: metric,
+                         warmUp: command.run, round: command.run)
+}
+
+/// The contenders' names, which the rows look the results up by.
+let rawName = "raw URLSession"
+let commandLineName = "curl command line"
+
+/// Runs the contenders in interleaved rounds; each one's summary by its name.
+func measure(_ bench: Bench, rounds: Int? = nil, _ contenders: [Contender?]) -> [String: Summary] {
+    let present = contenders.compactMap { $0 }
+    let summaries = interleaved(rounds: rounds ?? bench.rounds, present)
+    return Dictionary(uniqueKeysWithValues: zip(present.map(\.name), summaries))
+}
+
+/// A network figure's row: the baseline, Courier through each transport and, when measured,
+/// curl's command line, looked up by contender name in `results`.
+func networkRow(_ figure: String, _ variant: String, unit: String, results: [String: Summary],
+                baseline: String = rawName, courier: (CourierTransport) -> String,
+                commandLine: String? = nil, target: Target, commandLineTarget: Target = .none,
+                errors: Int, note: String = "") -> Row {
+    Row(figure: figure, variant: variant, unit: unit, courier: results[courier(.curl)], baselineName: baseline,
+        baseline: results[baseline], target: target,
+        network: NetworkColumns(urlSession: results[courier(.urlSession)], commandLine: commandLine.flatMap { results[$0] },
+                                commandLineTarget: commandLineTarget),
+        errors: errors, note: note)
+}
+
+/// The chart's point for `inFlight` from a figure's results.
+func chartPoint(_ results: [String: Summary], raw: String = rawName, courier: (CourierTransport) -> String) -> ChartPoint? {
+    guard let rawSummary = results[raw], let curl = results[courier(.curl)], let urlSession = results[courier(.urlSession)] else {
+        return nil
+    }
+    return ChartPoint(raw: rawSummary, curl: curl, urlSession: urlSession, commandLine: results[commandLineName])
 }
 
 /// The connections nginx has accepted so far (its `stub_status` at /status), or nil.
@@ -103,12 +160,12 @@ func acceptedConnections(_ statusURL: URL?) -> Int? {
 /// Its own session, so that status requests never share the measured sessions' connections.
 let statusSession = URLSession(configuration: .ephemeral)
 
-func courierEmpty(_ bench: Bench, limit: Int) -> CourierClient<SmallEmptyRequest> {
-    CourierClient(baseURL: bench.baseURL, maxConcurrentRequests: limit, request: { SmallEmptyRequest() })
+func courierEmpty(_ bench: Bench, _ transport: CourierTransport, limit: Int) -> CourierClient<SmallEmptyRequest> {
+    CourierClient(transport, baseURL: bench.baseURL, maxConcurrentRequests: limit, request: { SmallEmptyRequest() })
 }
 
-func courierItem(_ bench: Bench, limit: Int) -> CourierClient<SmallItemRequest> {
-    CourierClient(baseURL: bench.baseURL, maxConcurrentRequests: limit, request: { SmallItemRequest() })
+func courierItem(_ bench: Bench, _ transport: CourierTransport, limit: Int) -> CourierClient<SmallItemRequest> {
+    CourierClient(transport, baseURL: bench.baseURL, maxConcurrentRequests: limit, request: { SmallItemRequest() })
 }
 
 func smallURL(_ bench: Bench) -> URL {
@@ -118,120 +175,136 @@ func smallURL(_ bench: Bench) -> URL {
 // MARK: - Throughput
 
 func sequentialFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_000, quick: 300)
+    let total = bench.options.count(2_000, quick: 300)
     let tally = ErrorTally(bench)
     let raw = RawSessionClient(url: smallURL(bench), maxConnections: 1)
     let rawDecoding = RawSessionClient(url: smallURL(bench), maxConnections: 1, decodeItem: true)
-    let empty = courierEmpty(bench, limit: 1)
-    let item = courierItem(bench, limit: 1)
     defer { raw.close(); rawDecoding.close() }
     let shape = LoadShape.keepInFlight(1)
-    let results = interleaved(rounds: bench.rounds, [
-        loadContender("raw URLSession", raw, total: total, shape: shape, tally: tally),
-        loadContender("Courier EmptyResponse", empty, total: total, shape: shape, tally: tally),
-        loadContender("raw URLSession + JSONDecoder", rawDecoding, total: total, shape: shape, tally: tally),
-        loadContender("Courier Decodable", item, total: total, shape: shape, tally: tally),
+    let empty = { (transport: CourierTransport) in "\(transport.name) EmptyResponse" }
+    let decodable = { (transport: CourierTransport) in "\(transport.name) Decodable" }
+    let rawDecodingName = "raw URLSession + JSONDecoder"
+    let results = measure(bench, [
+        loadContender(rawName, raw, total: total, shape: shape, tally: tally),
+        loadContender(rawDecodingName, rawDecoding, total: total, shape: shape, tally: tally),
+    ] + CourierTransport.allCases.flatMap { transport in [
+        loadContender(empty(transport), courierEmpty(bench, transport, limit: 1), total: total, shape: shape, tally: tally),
+        loadContender(decodable(transport), courierItem(bench, transport, limit: 1), total: total, shape: shape, tally: tally),
+    ] } + [
+        commandLineContender(url: smallURL(bench), total: total, tally: tally),
     ])
-    bench.chart[1] = (raw: results[0], courier: results[1])
+    bench.chart[1] = chartPoint(results, courier: empty)
     let figure = "Requests/s, one at a time, small JSON (\(grouped(total)) per round)"
     return [
-        Row(figure: figure, variant: "EmptyResponse", unit: "req/s", courier: results[1],
-            baselineName: "raw URLSession", baseline: results[0], target: .ratioAtLeast(0.95),
-            errors: tally.count, note: tally.note),
-        Row(figure: figure, variant: "Decodable `Item`", unit: "req/s", courier: results[3],
-            baselineName: "raw URLSession + JSONDecoder", baseline: results[2], target: .ratioAtLeast(0.95),
-            errors: tally.count, note: tally.note),
+        networkRow(figure, "EmptyResponse", unit: "req/s", results: results, courier: empty, commandLine: commandLineName,
+                   target: .ratioAtLeast(2.5), commandLineTarget: .ratioAtLeast(0.6), errors: tally.count, note: tally.note),
+        networkRow(figure, "Decodable `Item`", unit: "req/s", results: results, baseline: rawDecodingName,
+                   courier: decodable, target: .ratioAtLeast(2.5), errors: tally.count, note: tally.note),
     ]
 }
 
 func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(5_000, quick: 1_000)
+    let total = bench.options.count(8_000, quick: 1_000)
     let tally = ErrorTally(bench)
     let raw = RawSessionClient(url: smallURL(bench), maxConnections: 16)
-    let empty = courierEmpty(bench, limit: 16)
-    let item = courierItem(bench, limit: 16)
-    let send = CourierSendClient(baseURL: bench.baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() })
     defer { raw.close() }
     let shape = LoadShape.keepInFlight(16)
-    let results = interleaved(rounds: bench.rounds, [
-        loadContender("raw URLSession", raw, total: total, shape: shape, tally: tally),
-        loadContender("Courier EmptyResponse", empty, total: total, shape: shape, tally: tally),
-        loadContender("Courier Decodable", item, total: total, shape: shape, tally: tally),
-        loadContender("Courier async send", send, total: total, shape: shape, tally: tally),
+    let empty = { (transport: CourierTransport) in "\(transport.name) EmptyResponse" }
+    let decodable = { (transport: CourierTransport) in "\(transport.name) Decodable" }
+    let send = { (transport: CourierTransport) in "\(transport.name) async send" }
+    let results = measure(bench, [
+        loadContender(rawName, raw, total: total, shape: shape, tally: tally),
+    ] + CourierTransport.allCases.flatMap { transport in [
+        loadContender(empty(transport), courierEmpty(bench, transport, limit: 16), total: total, shape: shape, tally: tally),
+        loadContender(decodable(transport), courierItem(bench, transport, limit: 16), total: total, shape: shape, tally: tally),
+        loadContender(send(transport), CourierSendClient(transport, baseURL: bench.baseURL, maxConcurrentRequests: 16,
+                                                         request: { SmallEmptyRequest() }),
+                      total: total, shape: shape, tally: tally),
+    ] } + [
+        commandLineContender(url: smallURL(bench), total: total, parallel: 16, tally: tally),
     ])
-    bench.chart[16] = (raw: results[0], courier: results[1])
-    let figure = "Requests/s, 16 in flight (\(grouped(total)) per round)"
-    func row(_ variant: String, _ summary: Summary) -> Row {
-        Row(figure: figure, variant: variant, unit: "req/s", courier: summary, baselineName: "raw URLSession",
-            baseline: results[0], target: .ratioAtLeast(1.0), errors: tally.count, note: tally.note)
-    }
+    bench.chart[16] = chartPoint(results, courier: empty)
+    let figure = "Requests/s, 16 in flight (\(grouped(total)) per round; curl command line: --parallel-max 16)"
     return [
-        row("EmptyResponse, add + ID observer", results[1]),
-        row("Decodable `Item`, add + ID observer", results[2]),
-        row("EmptyResponse, async send", results[3]),
+        networkRow(figure, "EmptyResponse, add + ID observer", unit: "req/s", results: results, courier: empty,
+                   commandLine: commandLineName, target: .ratioAtLeast(7), commandLineTarget: .ratioAtLeast(0.8),
+                   errors: tally.count, note: tally.note),
+        networkRow(figure, "Decodable `Item`, add + ID observer", unit: "req/s", results: results, courier: decodable,
+                   target: .ratioAtLeast(7), errors: tally.count, note: tally.note),
+        networkRow(figure, "EmptyResponse, async send", unit: "req/s", results: results, courier: send,
+                   commandLine: commandLineName, target: .ratioAtLeast(7), commandLineTarget: .ratioAtLeast(0.8),
+                   errors: tally.count, note: tally.note),
     ]
 }
 
 func burstFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_536, quick: 512)
+    let total = bench.options.count(3_072, quick: 512)
     var rows: [Row] = []
     for size in [64, 256] {
         let tally = ErrorTally(bench)
         let raw = RawSessionClient(url: smallURL(bench), maxConnections: size)
-        let courier = courierEmpty(bench, limit: 16)
         defer { raw.close() }
         let shape = LoadShape.batches(size)
-        let results = interleaved(rounds: bench.rounds, [
-            loadContender("raw URLSession, \(size) in flight", raw, total: total, shape: shape, tally: tally),
-            loadContender("Courier, \(size) added, 16 at once", courier, total: total, shape: shape, tally: tally),
-        ])
-        rows.append(Row(figure: "Requests/s, \(size) added at once (batches, \(grouped(total)) per round)",
-                        variant: "EmptyResponse, maxConcurrentRequests 16", unit: "req/s", courier: results[1],
-                        baselineName: "raw URLSession, \(size) in flight", baseline: results[0],
-                        target: .ratioAtLeast(1.0), errors: tally.count, note: tally.note))
+        let baseline = "raw URLSession, \(size) in flight"
+        let courier = { (transport: CourierTransport) in "\(transport.name), \(size) added, 16 at once" }
+        // No command line here: curl has no way to hold a batch back and run 16 of it at a time.
+        let results = measure(bench, [loadContender(baseline, raw, total: total, shape: shape, tally: tally)]
+            + CourierTransport.allCases.map { transport in
+                loadContender(courier(transport), courierEmpty(bench, transport, limit: 16), total: total, shape: shape, tally: tally)
+            })
+        rows.append(networkRow("Requests/s, \(size) added at once (batches, \(grouped(total)) per round)",
+                               "EmptyResponse, maxConcurrentRequests 16", unit: "req/s", results: results,
+                               baseline: baseline, courier: courier, target: .ratioAtLeast(7), errors: tally.count, note: tally.note))
     }
     return rows
 }
 
 func largeResponseFigure(_ bench: Bench) -> [Row] {
-    // 256 (about 0.8 s per round): shorter rounds let one slow moment of the VM decide the median.
-    let total = bench.options.count(256, quick: 32)
+    // 512: about a second per round through URLSession here, and long enough for curl's command
+    // line that its start-up (~5 ms) is a small part.
+    let total = bench.options.count(512, quick: 32)
     let tally = ErrorTally(bench)
     let url = bench.baseURL.appendingPathComponent("large.bin")
     let raw = RawSessionClient(url: url, maxConnections: 1)
-    let courier = CourierClient(baseURL: bench.baseURL, maxConcurrentRequests: 1,
-                                request: { LargeRequest() }, bytes: { $0.count })
     defer { raw.close() }
     let shape = LoadShape.keepInFlight(1)
     let megabytes: (LoadResult) -> Double = { $0.megabytesPerSecond }
-    let results = interleaved(rounds: bench.rounds, [
-        loadContender("raw URLSession", raw, total: total, shape: shape, tally: tally, metric: megabytes),
-        loadContender("Courier", courier, total: total, shape: shape, tally: tally, metric: megabytes),
-    ])
-    return [Row(figure: "MB/s, 1 MiB responses, one at a time (\(total) per round)",
-                variant: "response keeps the body's size", unit: "MB/s", courier: results[1],
-                baselineName: "raw URLSession", baseline: results[0], target: .ratioAtLeast(0.95),
-                errors: tally.count, note: tally.note)]
+    let courier = { (transport: CourierTransport) in transport.name }
+    let results = measure(bench, [loadContender(rawName, raw, total: total, shape: shape, tally: tally, metric: megabytes)]
+        + CourierTransport.allCases.map { transport in
+            let client = CourierClient(transport, baseURL: bench.baseURL, maxConcurrentRequests: 1,
+                                       request: { LargeRequest() }, bytes: { $0.count })
+            return loadContender(courier(transport), client, total: total, shape: shape, tally: tally, metric: megabytes)
+        } + [
+            commandLineContender(url: url, total: total, tally: tally, metric: megabytes),
+        ])
+    return [networkRow("MB/s, 1 MiB responses, one at a time (\(total) per round)", "response keeps the body's size",
+                       unit: "MB/s", results: results, courier: courier, commandLine: commandLineName,
+                       target: .ratioAtLeast(2), errors: tally.count, note: tally.note)]
 }
 
-/// The chart's other points: N in flight for both, Courier with maxConcurrentRequests N.
+/// The chart's other points: N in flight for all, Courier with maxConcurrentRequests N, curl's
+/// command line with --parallel-max N.
 func sweepFigure(_ bench: Bench) -> [Row] {
-    let total = bench.options.count(1_500, quick: 500)
+    let total = bench.options.count(2_000, quick: 500)
     var rows: [Row] = []
     for inFlight in [4, 64, 256] {
         let tally = ErrorTally(bench)
         let raw = RawSessionClient(url: smallURL(bench), maxConnections: inFlight)
-        let courier = courierEmpty(bench, limit: inFlight)
         defer { raw.close() }
         let shape = LoadShape.keepInFlight(inFlight)
-        let results = interleaved(rounds: bench.rounds, [
-            loadContender("raw URLSession, \(inFlight) in flight", raw, total: total, shape: shape, tally: tally),
-            loadContender("Courier, \(inFlight) in flight", courier, total: total, shape: shape, tally: tally),
-        ])
-        bench.chart[inFlight] = (raw: results[0], courier: results[1])
-        rows.append(Row(figure: "Requests/s, \(inFlight) in flight, maxConcurrentRequests \(inFlight) (chart; \(grouped(total)) per round)",
-                        variant: "EmptyResponse", unit: "req/s", courier: results[1],
-                        baselineName: "raw URLSession", baseline: results[0], errors: tally.count, note: tally.note))
+        let courier = { (transport: CourierTransport) in "\(transport.name), \(inFlight) in flight" }
+        let results = measure(bench, [loadContender(rawName, raw, total: total, shape: shape, tally: tally)]
+            + CourierTransport.allCases.map { transport in
+                loadContender(courier(transport), courierEmpty(bench, transport, limit: inFlight),
+                              total: total, shape: shape, tally: tally)
+            } + [
+                commandLineContender(url: smallURL(bench), total: total, parallel: inFlight, tally: tally),
+            ])
+        bench.chart[inFlight] = chartPoint(results, courier: courier)
+        rows.append(networkRow("Requests/s, \(inFlight) in flight, maxConcurrentRequests \(inFlight) (chart; \(grouped(total)) per round)",
+                               "EmptyResponse", unit: "req/s", results: results, courier: courier,
+                               commandLine: commandLineName, target: .none, errors: tally.count, note: tally.note))
     }
     return rows
 }

@@ -10,7 +10,7 @@ struct Options {
     var baseURL: URL?
     /// Smaller counts and 3 rounds, for development. Figures then say they are quick.
     var quick = false
-    var rounds = 5
+    var rounds = 7
     /// Keys of the figures to run; nil runs all.
     var only: Set<String>?
     /// Requests per memory-figure round (each round is one child process per contender).
@@ -49,7 +49,7 @@ struct Options {
                 options.baseURL = url
             case "--quick": options.quick = true
             case "--rounds":
-                options.rounds = max(1, Int(value(argument)) ?? 5)
+                options.rounds = max(1, Int(value(argument)) ?? 7)
                 roundsGiven = true
             case "--only": options.only = Set(value(argument).split(separator: ",").map(String.init))
             case "--memory-count":
@@ -176,14 +176,20 @@ extension Bench {
 
 // MARK: - Memory
 
-/// A value from /proc/self/status in bytes (`VmRSS`, `VmHWM`), or 0 where there is none.
-func procStatus(_ key: String) -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+/// A value from /proc/self/status (or another process's status file) in bytes (`VmRSS`,
+/// `VmHWM`), or 0 where there is none.
+func procStatus(_ key: String, of file: String = "/proc/self/status") -> Int {
+    guard let text = procStatusText(key, of: file), let kilobytes = Int(text.split(separator: " ").first ?? "") else { return 0 }
+    return kilobytes * 1024
+}
+
+/// The text of a field of a /proc status file ("Name", "VmHWM"…), nil where there is none.
+func procStatusText(_ key: String, of file: String) -> String? {
+    guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
     for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-        let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-        if fields.count >= 2, let kilobytes = Int(fields[1]) { return kilobytes * 1024 }
+        return line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
     }
-    return 0
+    return nil
 }
 
 // MARK: - Rows
@@ -211,27 +217,49 @@ struct Row {
     var figure: String
     var variant: String
     var unit: String
+    /// Courier; in a network figure, through its default transport (curl on Linux).
     var courier: Summary?
     var baselineName: String = ""
     var baseline: Summary?
     var target: Target = .none
+    /// A network figure's other contenders; nil in the other figures.
+    var network: NetworkColumns?
     /// Errors over all rounds, Courier and baseline together; any error is a miss.
     var errors = 0
     var note = ""
 
-    var ratio: Double? {
-        guard let courier, let baseline, baseline.median != 0 else { return nil }
-        return courier.median / baseline.median
+    var ratio: Double? { Self.ratio(courier, baseline) }
+
+    static func ratio(_ numerator: Summary?, _ denominator: Summary?) -> Double? {
+        guard let numerator, let denominator, denominator.median != 0 else { return nil }
+        return numerator.median / denominator.median
     }
 
     var verdict: String {
         guard courier != nil else { return "TODO" }
-        if errors > 0 { return "miss (errors)" }
-        guard let ratio else { return "—" }
-        switch target {
-        case .ratioAtLeast(let minimum): return ratio >= minimum ? "pass" : "miss"
-        case .ratioAtMost(let maximum): return ratio <= maximum ? "pass" : "miss"
-        case .none: return "—"
+        if errors > 0 { return "missed (errors)" }
+        return target.verdict(ratio) ?? "—"
+    }
+}
+
+/// The columns a network figure adds: Courier through URLSession and curl's command line.
+struct NetworkColumns {
+    /// Courier with `configuration.transport = .urlSession`.
+    var urlSession: Summary?
+    /// curl's command line on the same server, where the figure has one.
+    var commandLine: Summary?
+    /// Courier (default transport) over the command line.
+    var commandLineTarget: Target = .none
+}
+
+extension Target {
+    /// "met" or "missed" for a ratio, nil when there is nothing to judge.
+    func verdict(_ ratio: Double?) -> String? {
+        guard let ratio else { return nil }
+        switch self {
+        case .ratioAtLeast(let minimum): return ratio >= minimum ? "met" : "missed"
+        case .ratioAtMost(let maximum): return ratio <= maximum ? "met" : "missed"
+        case .none: return nil
         }
     }
 }
@@ -261,11 +289,19 @@ final class Counter: Sendable {
     }
 }
 
+/// One point of the chart: requests/s of every contender at one number in flight.
+struct ChartPoint {
+    var raw: Summary
+    var curl: Summary
+    var urlSession: Summary
+    var commandLine: Summary?
+}
+
 /// What figures share: the options and the throughput points for the chart.
 final class Bench {
     let options: Options
     /// Requests/s by requests in flight, for Benchmarks/throughput.svg.
-    var chart: [Int: (raw: Summary, courier: Summary)] = [:]
+    var chart: [Int: ChartPoint] = [:]
 
     /// nginx's `stub_status`, when the server has one: new connections are then counted.
     let statusURL: URL?

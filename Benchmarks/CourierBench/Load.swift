@@ -6,8 +6,8 @@ import FoundationNetworking
 #endif
 import Synchronization
 
-// Load generation: the raw URLSession baseline, the Courier clients, and one runner that keeps
-// N requests outstanding (or adds them in batches) for either.
+// Load generation: the raw URLSession baseline, the Courier clients (through either transport),
+// and one runner that keeps N requests outstanding (or adds them in batches) for any of them.
 
 // MARK: - What is requested
 
@@ -55,6 +55,38 @@ struct LargeRequest: Request {
 }
 
 // MARK: - Clients
+
+/// The Courier transports the network figures compare.
+enum CourierTransport: CaseIterable, Sendable {
+    /// Courier's libcurl transport, the default network transport on Linux.
+    case curl
+    /// Courier over URLSession.
+    case urlSession
+
+    var setting: RequestTransport {
+        switch self {
+        case .curl: .curl
+        case .urlSession: .urlSession
+        }
+    }
+
+    /// The contender's name in logs and notes.
+    var name: String {
+        switch self {
+        case .curl: "Courier curl"
+        case .urlSession: "Courier URLSession"
+        }
+    }
+
+    /// A queue configuration with this transport, a private serial callback queue and the limit.
+    func configuration(label: String, maxConcurrentRequests: Int) -> RequestQueueConfiguration {
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = setting
+        configuration.callbackQueue = DispatchQueue(label: label)
+        configuration.maxConcurrentRequests = maxConcurrentRequests
+        return configuration
+    }
+}
 
 /// How one request ended.
 enum Outcome: Sendable {
@@ -120,11 +152,9 @@ final class CourierClient<R: Request>: LoadClient {
     private let makeRequest: @Sendable () -> R
     private let bytes: @Sendable (R.ResponseType) -> Int
 
-    init(baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R,
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R,
          bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
-        var configuration = RequestQueueConfiguration.default
-        configuration.callbackQueue = DispatchQueue(label: "CourierBench.callbacks")
-        configuration.maxConcurrentRequests = maxConcurrentRequests
+        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
         self.bytes = bytes
@@ -151,10 +181,8 @@ final class CourierSendClient<R: Request>: LoadClient {
     let queue: RequestQueue
     private let makeRequest: @Sendable () -> R
 
-    init(baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R) {
-        var configuration = RequestQueueConfiguration.default
-        configuration.callbackQueue = DispatchQueue(label: "CourierBench.callbacks")
-        configuration.maxConcurrentRequests = maxConcurrentRequests
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R) {
+        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
     }

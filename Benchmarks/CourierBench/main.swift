@@ -1,3 +1,4 @@
+import Courier
 import Foundation
 
 // CourierBench: Courier against raw URLSession, in one process run, against a local nginx.
@@ -9,6 +10,10 @@ if arguments.first == "child" {
 }
 
 let options = Options.parse(arguments)
+if let reason = RequestTransport.curlUnavailableReason {
+    // Courier would quietly use URLSession for the curl contenders, and the figures would lie.
+    fail("Courier's curl transport cannot be used here: \(reason)")
+}
 let bench = Bench(options: options)
 let started = Date()
 let startTime = now()
