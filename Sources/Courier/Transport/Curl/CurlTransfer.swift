@@ -6,11 +6,21 @@ import FoundationNetworking
 #endif
 import Synchronization
 
+/// A finished transfer's response as the loop thread has it; the `HTTPURLResponse` is made from it
+/// off that thread.
+struct CurlResponse: Sendable {
+    let head: ResponseHead
+    let body: Data
+}
+
 /// One request sent through the curl transport: what callers' threads and the loop thread share.
 /// Its counters and flags are atomics, so reading progress or cancelling never waits for the loop.
 final class CurlTransfer: Sendable {
     let request: TransportRequest
     private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+    /// Where the result is handed over (the queue's work queue), so that making the
+    /// `HTTPURLResponse`, costly in FoundationNetworking, is not done on the loop thread.
+    private let completionQueue: DispatchQueue
     private let completed = Once()
     private let cancelled = Atomic<Bool>(false)
     let bytesSent = Atomic<Int64>(0)
@@ -18,8 +28,10 @@ final class CurlTransfer: Sendable {
     let totalBytesToSend = Atomic<Int64>(-1)
     let totalBytesToReceive = Atomic<Int64>(-1)
 
-    init(request: TransportRequest, completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+    init(request: TransportRequest, completionQueue: DispatchQueue,
+         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
         self.request = request
+        self.completionQueue = completionQueue
         self.completion = completion
     }
 
@@ -36,9 +48,23 @@ final class CurlTransfer: Sendable {
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Hands the result over, the first time only.
-    func complete(_ result: Result<TransportResponse, RequestError>) {
-        if completed.take() { completion(result) }
+    /// Hands the result over on the completion queue, the first time only.
+    func complete(_ result: Result<CurlResponse, RequestError>) {
+        guard completed.take() else { return }
+        let url = request.urlRequest.url
+        let completion = self.completion
+        completionQueue.async { completion(result.flatMap { Self.response($0, url: url) }) }
+    }
+
+    private static func response(_ response: CurlResponse, url: URL?) -> Result<TransportResponse, RequestError> {
+        guard let url, let http = HTTPURLResponse(url: url, statusCode: response.head.status, httpVersion: response.head.version,
+                                                  headerFields: response.head.headerDictionary) else {
+            return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
+                NSLocalizedDescriptionKey: "the server's response head cannot be represented as an HTTPURLResponse",
+                NSURLErrorFailingURLErrorKey: url as Any,
+            ])))
+        }
+        return .success(TransportResponse(response: http, body: response.body))
     }
 }
 
@@ -111,7 +137,7 @@ final class CurlExchange {
     }
 
     /// The transfer's result, once libcurl finished it with `code`.
-    func result(code: Int32, easy: CurlEasy) -> Result<TransportResponse, RequestError> {
+    func result(code: Int32, easy: CurlEasy) -> Result<CurlResponse, RequestError> {
         reader.close()
         if let failure { return .failure(failure) }
         let url = transfer.request.urlRequest.url
@@ -125,16 +151,13 @@ final class CurlExchange {
             }
             return .failure(CurlErrors.error(code: code, message: easy.errorMessage, url: url))
         }
-        guard let head = parser.head, let url,
-              let response = HTTPURLResponse(url: url, statusCode: head.status, httpVersion: head.version,
-                                             headerFields: head.headerDictionary)
-        else {
+        guard let head = parser.head else {
             return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
                 NSLocalizedDescriptionKey: "the server's response ended before its head was complete",
                 NSURLErrorFailingURLErrorKey: url as Any,
             ])))
         }
-        return .success(TransportResponse(response: response, body: body))
+        return .success(CurlResponse(head: head, body: body))
     }
 
     /// Ends an exchange that never finished (cancelled, or its transport went away).

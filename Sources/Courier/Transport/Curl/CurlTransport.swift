@@ -7,26 +7,29 @@ import FoundationNetworking
 /// The network transport on Linux: libcurl's multi interface driven from one thread of its own
 /// (see `CurlLoop`), with easy handles and connections reused from request to request.
 ///
-/// It honours every ``TransportSettings`` value (see `CurlOptions` for the session configuration's).
+/// It honours every ``TransportSettings`` value (see `CurlOptions` for the session configuration's),
+/// and calls completions on the settings' `completionQueue`.
 /// Responses are buffered; a body over `maximumResponseSize` stops the transfer as it arrives,
 /// counted after decoding.
 final class CurlTransport: Transport {
     private let loop: CurlLoop
+    private let completionQueue: DispatchQueue
 
     /// A transport, or why libcurl cannot be used here.
     static func make(settings: TransportSettings) -> Result<CurlTransport, CurlUnavailable> {
         CurlLibrary.availability.map { version in
-            CurlTransport(options: CurlOptions(settings: settings, curlVersion: version))
+            CurlTransport(options: CurlOptions(settings: settings, curlVersion: version), completionQueue: settings.completionQueue)
         }
     }
 
-    private init(options: CurlOptions) {
+    private init(options: CurlOptions, completionQueue: DispatchQueue) {
         loop = CurlLoop(options: options)
+        self.completionQueue = completionQueue
     }
 
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        CurlTask(transfer: CurlTransfer(request: request, completion: completion), loop: loop)
+        CurlTask(transfer: CurlTransfer(request: request, completionQueue: completionQueue, completion: completion), loop: loop)
     }
 
     func invalidate() {
