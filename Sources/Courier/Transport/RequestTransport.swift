@@ -94,23 +94,19 @@ public struct RequestTransport: Sendable {
         #if os(Linux)
         switch CurlTransport.make(settings: settings) {
         case .success(let transport): return transport
-        case .failure(let reason): fallbackNotice.report(reason.description)
+        case .failure(let reason): reportFallback(reason.description)
         }
         #else
-        fallbackNotice.report(curlUnavailableReason ?? "")
+        reportFallback(curlUnavailableReason ?? "")
         #endif
         return URLSessionTransport(settings: settings)
     }
 
-    private static let fallbackNotice = OnceNotice()
-}
-
-/// Says something on standard error once per process.
-private final class OnceNotice: Sendable {
-    private let said = Once()
-
-    func report(_ reason: String) {
-        guard said.take() else { return }
+    /// Says once per process why URLSession is used instead of the curl transport.
+    private static func reportFallback(_ reason: String) {
+        guard fallbackReported.take() else { return }
         FileHandle.standardError.write(Data("Courier: using URLSession instead of the curl transport: \(reason)\n".utf8))
     }
+
+    private static let fallbackReported = Once()
 }

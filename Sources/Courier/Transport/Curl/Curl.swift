@@ -71,7 +71,6 @@ final class CurlEasy {
         case noBody
         case upload(size: Int64)
         case acceptEncoding(String)
-        case userAgent(String)
         case proxy(String)
         case credentials(user: String, password: String)
         case caFile(String)
@@ -113,7 +112,6 @@ final class CurlEasy {
             setLong(COURIER_CURLOPT_UPLOAD, 1)
             return courier_curl_easy_setopt_offset(handle, Int32(COURIER_CURLOPT_INFILESIZE_LARGE), size)
         case .acceptEncoding(let encodings): return setString(COURIER_CURLOPT_ACCEPT_ENCODING, encodings)
-        case .userAgent(let agent): return setString(COURIER_CURLOPT_USERAGENT, agent)
         case .proxy(let proxy): return setString(COURIER_CURLOPT_PROXY, proxy)
         case .credentials(let user, let password):
             setLong(COURIER_CURLOPT_HTTPAUTH, COURIER_CURLAUTH_BASIC | COURIER_CURLAUTH_DIGEST)

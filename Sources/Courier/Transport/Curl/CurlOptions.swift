@@ -112,7 +112,8 @@ struct CurlOptions: Sendable {
         return number.map { "http://\(name):\($0)" } ?? "http://\(name)"
     }
 
-    /// The header lines for libcurl: the request's, the session's extra ones, and cookies.
+    /// The header lines for libcurl: the request's, the session's extra ones, cookies, and the
+    /// default `User-Agent` when neither sets one.
     ///
     /// libcurl's own `Expect: 100-continue` before bodies over 1 MB is kept, as URLSession keeps
     /// it: a server that answers early (a redirect, a 401) is then never sent a body it will not
@@ -131,6 +132,9 @@ struct CurlOptions: Sendable {
         }
         if !names.contains("cookie"), let cookie = cookies?.header(for: request) {
             lines.append("Cookie: \(cookie)")
+        }
+        if !names.contains("user-agent") {
+            lines.append("User-Agent: \(userAgent)")
         }
         return lines
     }

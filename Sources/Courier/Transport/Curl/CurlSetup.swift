@@ -54,11 +54,7 @@ enum CurlSetup {
         }
         // Every encoding libcurl can decode, decoded as it arrives.
         easy.set(.acceptEncoding(""))
-        let lines = options.headerLines(for: request)
-        if !lines.contains(where: { $0.lowercased().hasPrefix("user-agent:") || $0.lowercased().hasPrefix("user-agent;") }) {
-            easy.set(.userAgent(options.userAgent))
-        }
-        easy.setHeaders(lines)
+        easy.setHeaders(options.headerLines(for: request))
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
         if let bundle = options.certificateAuthorities { easy.set(.caFile(bundle)) }
