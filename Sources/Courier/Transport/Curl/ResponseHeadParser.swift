@@ -108,7 +108,7 @@ struct ResponseHeadParser {
             return
         }
         if text.starts(with: "HTTP/".utf8) {
-            try startHead(Substring(decoding: text, as: UTF8.self))
+            try startHead(text)
             return
         }
         guard status != nil else { throw .missingStatusLine }
@@ -141,14 +141,23 @@ struct ResponseHeadParser {
     }
 
     /// "HTTP/1.1 200 OK", "HTTP/2 204": a version, a three-digit status, an optional reason.
-    private mutating func startHead(_ line: Substring) throws(Failure) {
-        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, parts[0].count > 5, parts[0].dropFirst(5).allSatisfy({ $0.isNumber || $0 == "." }),
-              parts[1].count == 3, parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
-              let code = Int(parts[1]), code >= 100
-        else { throw .malformedStatusLine(String(line)) }
+    /// Checked as bytes: as Characters, a combining mark after "HTTP/" would join the slash and
+    /// pass for part of the version.
+    private mutating func startHead<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
+        func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
+        let malformed = Failure.malformedStatusLine(String(decoding: line, as: UTF8.self))
+        guard let space = line.firstIndex(of: 0x20) else { throw malformed }
+        let versionBytes = line[..<space]
+        guard versionBytes.count > 5, versionBytes.dropFirst(5).allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }) else {
+            throw malformed
+        }
+        let statusStart = line.index(after: space)
+        let statusBytes = line[statusStart..<(line[statusStart...].firstIndex(of: 0x20) ?? line.endIndex)]
+        guard statusBytes.count == 3, statusBytes.allSatisfy(isDigit) else { throw malformed }
+        let code = statusBytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard code >= 100 else { throw malformed }
         status = code
-        version = String(parts[0])
+        version = String(decoding: versionBytes, as: UTF8.self)
         fields = []
     }
 

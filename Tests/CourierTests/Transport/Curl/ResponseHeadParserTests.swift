@@ -72,6 +72,9 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(failure(["HTTP/1.1 abc OK"]), .malformedStatusLine("HTTP/1.1 abc OK"))
         XCTAssertEqual(failure(["HTTP/ 200 OK"]), .malformedStatusLine("HTTP/ 200 OK"))
         XCTAssertEqual(failure(["HTTP/1.1 099 Low"]), .malformedStatusLine("HTTP/1.1 099 Low"))
+        XCTAssertEqual(failure(["HTTP/1.1  200 OK"]), .malformedStatusLine("HTTP/1.1  200 OK"))
+        // Found by the fuzzer: a combining mark after the slash joins it into one Character
+        XCTAssertEqual(failure(["HTTP/\u{308}1.1 200 OK"]), .malformedStatusLine("HTTP/\u{308}1.1 200 OK"))
     }
 
     func testFieldsWithoutAStatusLineOrAColonAreMalformed() {
