@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs Courier's whole test suite, integration tests included, on a fresh Linux machine.
 #
-# Installs httpbin and gunicorn from PyPI into .build/venv (once), starts httpbin under
-# gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port, an upload sink
-# (Scripts/upload_sink.py), a forward proxy (Scripts/forward_proxy.py), a misbehaving server
-# (Scripts/hostile_server.py) and nginx with TLS
+# Installs httpbin, gunicorn, sse-starlette and uvicorn from PyPI into .build/venv (once), starts
+# httpbin under gunicorn on 127.0.0.1 and 127.0.0.2 (a second origin) at a free port, an upload
+# sink (Scripts/upload_sink.py), a forward proxy (Scripts/forward_proxy.py), a misbehaving server
+# (Scripts/hostile_server.py), a server-sent-events server (Scripts/sse_server.py, sse-starlette
+# under uvicorn; its URL in COURIER_SSE_URL) and nginx with TLS
 # (installed from Debian if missing; certificates from Scripts/make_test_certificates.py) on
 # others, waits until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
@@ -19,11 +20,14 @@ cd "$(dirname "$0")/.."
 
 venv=.build/venv
 python=${PYTHON:-python3}
-if ! "$venv/bin/python" -c 'import httpbin, gunicorn, cryptography' 2>/dev/null; then
-    echo "==> Installing httpbin, gunicorn and cryptography into $venv"
+# sse-starlette (with the Starlette, anyio and h11 it runs on) and uvicorn, all pure Python, serve
+# Scripts/sse_server.py; uvicorn runs there on h11 and asyncio, without its optional C extras.
+if ! "$venv/bin/python" -c 'import httpbin, gunicorn, cryptography, sse_starlette, uvicorn' 2>/dev/null; then
+    echo "==> Installing httpbin, gunicorn, cryptography, sse-starlette and uvicorn into $venv"
     mkdir -p .build
     "$python" -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'httpbin==0.10.4' 'gunicorn==27.0.1' 'cryptography==48.0.0'
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'httpbin==0.10.4' 'gunicorn==27.0.1' 'cryptography==48.0.0' \
+        'sse-starlette==3.7.0' 'uvicorn==0.54.0' 'starlette==1.10.0' 'anyio==4.16.0' 'h11==0.16.0'
 fi
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     echo "==> Installing nginx from Debian (the TLS test server)"
@@ -127,12 +131,18 @@ echo "==> Starting a hostile server on 127.0.0.1:$hostile_port"
 "$venv/bin/python" Scripts/hostile_server.py "$hostile_port" 2>>"$log" &
 server_pids+=($!)
 wait_for "http://127.0.0.1:$hostile_port/ok" "${server_pids[-1]}" "the hostile server"
+sse_port=$(free_port)
+echo "==> Starting a server-sent-events server on 127.0.0.1:$sse_port"
+"$venv/bin/python" Scripts/sse_server.py "$sse_port" 2>>"$log" &
+server_pids+=($!)
+wait_for "http://127.0.0.1:$sse_port/health" "${server_pids[-1]}" "the server-sent-events server"
 
 echo "==> swift test (httpbin at http://127.0.0.1:$port)"
 export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
 export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
 export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
 export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port" COURIER_PROXY_PORT="$proxy_port"
+export COURIER_SSE_URL="http://127.0.0.1:$sse_port"
 export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
 export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"

@@ -23,13 +23,24 @@ enum HTTPBin {
         try server("COURIER_UPLOAD_SINK_URL", file: file, line: line)
     }
 
-    private static func server(_ variable: String, file: StaticString, line: UInt) throws -> URL {
+    /// The server-sent-events server (Scripts/sse_server.py, sse-starlette under uvicorn): a fixed
+    /// stream, a reconnection sequence per session, endless streams, and a log of what each session's
+    /// connections sent (its docstring lists the endpoints and the exact bytes).
+    static func sseServer(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_SSE_URL", file: file, line: line,
+                   missing: "SSE tests need Scripts/sse_server.py: run Scripts/test.sh, which installs and starts it, "
+                       + "or start it yourself and set COURIER_SSE_URL=http://127.0.0.1:PORT")
+    }
+
+    private static func server(_ variable: String, file: StaticString, line: UInt,
+                               missing message: String = "Integration tests need a local httpbin: run Scripts/test.sh, "
+                                   + "which installs and starts one, or start one yourself and set "
+                                   + "COURIER_HTTPBIN_URL=http://127.0.0.1:PORT") throws -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let text = environment[variable], let url = URL(string: text) {
             return url
         }
-        throw missing("Integration tests need a local httpbin: run Scripts/test.sh, which installs and starts one, "
-            + "or start one yourself and set COURIER_HTTPBIN_URL=http://127.0.0.1:PORT", file: file, line: line)
+        throw missing(message, file: file, line: line)
     }
 
     /// What a test throws when a server it needs is missing: a skip when run by hand, a failure

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+r"""A loopback server-sent-events server for Courier's streaming and SSE integration tests.
+
+Usage: sse_server.py PORT  (binds 127.0.0.1 only; logs to stderr; stops on SIGTERM or SIGINT).
+Built on sse-starlette's EventSourceResponse served by uvicorn (pure-Python h11, asyncio loop),
+both pinned in Scripts/test.sh. sse-starlette's keep-alive pings are off (ping=0), so every byte
+below is deterministic. Responses are HTTP/1.1, chunked, one chunk per event.
+
+Line ends: CRLF (sse-starlette's default separator), unless `?sep=lf` or `?sep=cr` asks for LF or
+CR throughout (the stream endpoints take it; the bytes are otherwise the same).
+
+GET /events/basic[?session=S][&sep=crlf|lf|cr]
+    200 text/event-stream (`Content-Type: text/event-stream; charset=utf-8`,
+    `Cache-Control: no-store`), this body, then the server ends the response:
+
+        : keep-alive\r\n
+        \r\n
+        id: 1\r\n
+        data: first line\r\n
+        data: second line\r\n
+        data: third line\r\n
+        \r\n
+        id: 2\r\n
+        event: update\r\n
+        data: {"user":"ada","action":"joined"}\r\n
+        \r\n
+        retry: 2500\r\n
+        \r\n
+        data: plain message\r\n
+        \r\n
+
+    As one string: ": keep-alive\r\n\r\nid: 1\r\ndata: first line\r\ndata: second line\r\n"
+    "data: third line\r\n\r\nid: 2\r\nevent: update\r\ndata: {\"user\":\"ada\",\"action\":\"joined\"}"
+    "\r\n\r\nretry: 2500\r\n\r\ndata: plain message\r\n\r\n"  (182 bytes). A WHATWG parser
+    dispatches exactly three events:
+        1. type "message", data "first line\nsecond line\nthird line", lastEventId "1"
+        2. type "update",  data "{\"user\":\"ada\",\"action\":\"joined\"}", lastEventId "2"
+        3. type "message", data "plain message", lastEventId "2" (the last ID carries over)
+    and sets the reconnection time to 2500 ms; the comment block and the retry-only block
+    dispatch nothing.
+
+GET /events/reconnect?session=S   (S required: tests run in parallel, the log is per session)
+    The answer depends only on the request's Last-Event-ID header:
+      none:  200, "retry: 50\r\n\r\n" then "id: 1\r\ndata: event 1\r\n\r\n",
+             "id: 2\r\ndata: event 2\r\n\r\n", "id: 3\r\ndata: event 3\r\n\r\n", then the end;
+      "3":   200, "id: 4\r\ndata: event 4\r\n\r\n", "id: 5\r\ndata: event 5\r\n\r\n", the end;
+      "5":   204 No Content (which, per the WHATWG standard, ends reconnection);
+      other (an empty value too): 400, text/plain, saying what was expected.
+    No session: 400.
+
+GET /events/log?session=S
+    200 application/json: a list, in order, of the connections to /events/reconnect, and to
+    /events/basic and /events/endless when they were given session=S, each
+    {"last_event_id": <header or null>, "accept": <header or null>, "cache_control": <header or null>};
+    for /events/endless also "events_sent" (events handed to the connection so far), "finished"
+    (the stream ended, either way) and "disconnected" (the server saw the client go away before
+    the last event). Those are updated as the stream runs: poll until "finished". An unknown
+    session is [].
+
+GET /events/endless?interval_ms=N&count=M[&session=S][&sep=...]
+    200 text/event-stream: "data: 1\r\n\r\n", "data: 2\r\n\r\n", ... one every N ms (default 10),
+    M events in all (default 10000, at most 1000000), then the end. For cancel-mid-stream tests.
+
+GET /events/status/CODE   (200 <= CODE <= 599)
+    That status with Content-Type text/plain and body "status CODE\n" (no body for 204 and 304).
+GET /events/wrong-type
+    200 with `Content-Type: text/plain` and an SSE-looking body "data: not an event stream\n\n".
+GET /health
+    200 "ok".
+"""
+import json
+import logging
+import sys
+
+import anyio
+import uvicorn
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+SEPARATORS = {"crlf": "\r\n", "lf": "\n", "cr": "\r"}
+
+# session -> list of what each connection received (mutated in place while /events/endless runs).
+# One event loop serves everything, so no lock is needed.
+LOGS: dict[str, list[dict]] = {}
+
+
+def text(body: str, status: int = 200) -> Response:
+    return Response(body, status_code=status, headers={"content-type": "text/plain"})
+
+
+def separator(request: Request):
+    value = request.query_params.get("sep", "crlf")
+    if value not in SEPARATORS:
+        raise ValueError(f"sep must be crlf, lf or cr, not {value!r}\n")
+    return SEPARATORS[value]
+
+
+def record(request: Request, session) -> dict:
+    entry = {
+        "last_event_id": request.headers.get("last-event-id"),
+        "accept": request.headers.get("accept"),
+        "cache_control": request.headers.get("cache-control"),
+    }
+    if session is not None:
+        LOGS.setdefault(session, []).append(entry)
+    return entry
+
+
+def stream(events) -> EventSourceResponse:
+    # ping=0: no keep-alive comments of sse-starlette's own (they carry a timestamp).
+    return EventSourceResponse(events, ping=0)
+
+
+async def basic(request: Request) -> Response:
+    try:
+        sep = separator(request)
+    except ValueError as error:
+        return text(str(error), 400)
+    record(request, request.query_params.get("session"))
+    events = [
+        ServerSentEvent(comment="keep-alive", sep=sep),
+        ServerSentEvent("first line\nsecond line\nthird line", id="1", sep=sep),
+        ServerSentEvent('{"user":"ada","action":"joined"}', id="2", event="update", sep=sep),
+        ServerSentEvent(retry=2500, sep=sep),
+        ServerSentEvent("plain message", sep=sep),
+    ]
+
+    async def generate():
+        for event in events:
+            yield event
+
+    return stream(generate())
+
+
+async def reconnect(request: Request) -> Response:
+    session = request.query_params.get("session")
+    if not session:
+        return text("/events/reconnect needs ?session=S (any string, one per test)\n", 400)
+    try:
+        sep = separator(request)
+    except ValueError as error:
+        return text(str(error), 400)
+    entry = record(request, session)
+    last = entry["last_event_id"]
+    if last is None:
+        events = [ServerSentEvent(retry=50, sep=sep)] + [
+            ServerSentEvent(f"event {i}", id=str(i), sep=sep) for i in (1, 2, 3)
+        ]
+    elif last == "3":
+        events = [ServerSentEvent(f"event {i}", id=str(i), sep=sep) for i in (4, 5)]
+    elif last == "5":
+        return Response(status_code=204)
+    else:
+        return text(f"expected no Last-Event-ID (first connection), 3 or 5; got {last!r}\n", 400)
+
+    async def generate():
+        for event in events:
+            yield event
+
+    return stream(generate())
+
+
+async def log(request: Request) -> Response:
+    session = request.query_params.get("session")
+    if not session:
+        return text("/events/log needs ?session=S\n", 400)
+    return JSONResponse(LOGS.get(session, []))
+
+
+async def endless(request: Request) -> Response:
+    try:
+        sep = separator(request)
+    except ValueError as error:
+        return text(str(error), 400)
+    try:
+        interval_ms = int(request.query_params.get("interval_ms", "10"))
+        count = int(request.query_params.get("count", "10000"))
+    except ValueError:
+        interval_ms = count = -1
+    if not (0 <= interval_ms <= 60_000 and 0 <= count <= 1_000_000):
+        return text("interval_ms must be a whole number from 0 to 60000 and count from 0 to 1000000\n", 400)
+    entry = record(request, request.query_params.get("session"))
+    entry.update(events_sent=0, finished=False, disconnected=False)
+
+    async def generate():
+        try:
+            for i in range(1, count + 1):
+                if i > 1:
+                    await anyio.sleep(interval_ms / 1000)
+                yield ServerSentEvent(str(i), sep=sep)
+                entry["events_sent"] = i
+        finally:
+            entry["finished"] = True
+            logging.getLogger("sse_server").info(
+                "endless: %d of %d events sent, disconnected: %s", entry["events_sent"], count,
+                entry["disconnected"])
+
+    async def on_disconnect(message):
+        if not entry["finished"]:
+            entry["disconnected"] = True
+
+    return EventSourceResponse(generate(), ping=0, client_close_handler_callable=on_disconnect)
+
+
+async def status(request: Request) -> Response:
+    try:
+        code = int(request.path_params["code"])
+    except ValueError:
+        code = 0
+    if not 200 <= code <= 599:
+        return text("the status must be a number from 200 to 599\n", 400)
+    if code in (204, 304):
+        return Response(status_code=code)
+    return text(f"status {code}\n", code)
+
+
+async def wrong_type(request: Request) -> Response:
+    return text("data: not an event stream\n\n")
+
+
+async def health(request: Request) -> Response:
+    return text("ok")
+
+
+app = Starlette(routes=[
+    Route("/events/basic", basic),
+    Route("/events/reconnect", reconnect),
+    Route("/events/log", log),
+    Route("/events/endless", endless),
+    Route("/events/status/{code}", status),
+    Route("/events/wrong-type", wrong_type),
+    Route("/health", health),
+])
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: sse_server.py PORT")
+    logging_config = json.loads(json.dumps(uvicorn.config.LOGGING_CONFIG))
+    logging_config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    logging_config["loggers"]["sse_server"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http="h11", loop="asyncio",
+                lifespan="off", log_config=logging_config, server_header=False,
+                timeout_graceful_shutdown=2)
+
+
+if __name__ == "__main__":
+    main()
