@@ -163,10 +163,16 @@ public final class RequestQueue: Sendable {
     ///   (only when `startsHere` and not on the main thread).
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
                              completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
+        enqueue(box: RequestBox(request: request), priority: priority, owner: owner, completion: completion, startsHere: startsHere)
+    }
+
+    /// Adds a request in its box (a buffered request's, or a stream's with its sink).
+    func enqueue(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
+                 completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
         let scope = DeliveryScope.current
         // One lock: add, claim the start loop, and (from an observer) leave it to the scope.
         let (id, mustSchedule) = state.withLock { state in
-            let id = state.enqueue(RequestBox(request: request), priority: priority, owner: owner, completion: completion)
+            let id = state.enqueue(box, priority: priority, owner: owner, completion: completion)
             guard state.claimStartRun() else { return (id, false) }
             // The watchdog takes the start over if the block has not ended within the patience.
             if scope != nil { state.deferStartRun(now: Self.now()) }

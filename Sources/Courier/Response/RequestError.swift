@@ -61,6 +61,11 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// The request was redirected more times than ``RequestQueueConfiguration/redirectPolicy`` allows.
     case tooManyRedirects(Int)
 
+    /// A streamed response broke one of its stream's limits (``StreamOptions``): a line or an
+    /// event longer than allowed, or a consumer so far behind a transport that cannot pause that
+    /// the bytes waiting for it outgrew the buffer. The transfer was stopped.
+    case streamLimitExceeded(StreamLimit)
+
     /// The server refused the credentials and the ``Authenticator``'s refresh failed.
     case authenticationFailed(underlying: any Error)
 
@@ -109,6 +114,8 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
             return "The response is larger than the \(limit)-byte limit (maximumResponseSize); the transfer was stopped."
         case .tooManyRedirects(let count):
             return "The request was redirected \(count) times, more than the redirect policy allows."
+        case .streamLimitExceeded(let limit):
+            return "The stream was stopped: \(limit)."
         case .authenticationFailed(let underlying):
             return "The server refused the credentials, and refreshing them failed: \(underlying)."
         case .resultUnavailable(let id):

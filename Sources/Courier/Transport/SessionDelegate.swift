@@ -21,6 +21,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
     private let transfers = Locked<[Int: Transfer]>([:])
 
+    /// A streamed task's receiver, and whether it has had its head.
+    private struct Stream {
+        let receiver: any TransportStreamReceiver
+        var hasHead = false
+    }
+    private let streams = Locked<[Int: Stream]>([:])
+
     init(credentials: HTTPCredentials?) {
         self.credentials = credentials
     }
@@ -61,6 +68,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
                     completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+        if let receiver = streams.withLock({ streams -> (any TransportStreamReceiver)? in
+            guard response is HTTPURLResponse else { return nil }
+            streams[dataTask.taskIdentifier]?.hasHead = true
+            return streams[dataTask.taskIdentifier]?.receiver
+        }) {
+            receiver.transportDidReceive(response as! HTTPURLResponse)
+            return completionHandler(.allow)
+        }
         let announced = response.expectedContentLength
         let refuse = transfers.withLock { transfers -> Bool in
             guard let transfer = transfers[dataTask.taskIdentifier], announced > Int64(transfer.maximumSize) else { return false }
@@ -71,6 +86,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let receiver = streams.withLock({ $0[dataTask.taskIdentifier]?.receiver }) {
+            // A data task cannot pause: the demand is not followed (see makeStreamingTask).
+            _ = receiver.transportDidReceive(data)
+            return
+        }
         let exceeded = transfers.withLock { transfers -> Bool in
             guard var transfer = transfers[dataTask.taskIdentifier], !transfer.tooLarge else { return false }
             if transfer.body.count + data.count > transfer.maximumSize {
@@ -86,6 +106,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        if let stream = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) {
+            return completeStream(stream, task: task, error: error)
+        }
         guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if transfer.tooLarge {
             var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is larger than \(transfer.maximumSize) bytes"]
@@ -93,6 +116,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return transfer.completion(nil, task.response, URLError(.dataLengthExceedsMaximum, userInfo: info))
         }
         transfer.completion(transfer.body, task.response, error)
+    }
+
+    // MARK: - Streamed tasks
+
+    func register(_ task: URLSessionTask, receiver: any TransportStreamReceiver) {
+        streams.withLock { $0[task.taskIdentifier] = Stream(receiver: receiver) }
+    }
+
+    private func completeStream(_ stream: Stream, task: URLSessionTask, error: (any Error)?) {
+        let url = task.originalRequest?.url
+        if let error {
+            // A cancelled authentication challenge: its 401 or 407 is the answer, without a body.
+            if !stream.hasHead, let urlError = error as? URLError, urlError.code == .cancelled,
+               let challenged = takeChallengedResponse(for: task.taskIdentifier) {
+                stream.receiver.transportDidReceive(challenged)
+                return stream.receiver.transportDidComplete(nil)
+            }
+            return stream.receiver.transportDidComplete(RequestError(URLSessionTransport.urlError(error, url: url)))
+        }
+        guard stream.hasHead else {
+            var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is not an HTTP response"]
+            if let url { info[NSURLErrorFailingURLErrorKey] = url }
+            return stream.receiver.transportDidComplete(.transportFailed(URLError(.badServerResponse, userInfo: info)))
+        }
+        stream.receiver.transportDidComplete(nil)
     }
 
     private static let httpAuthenticationMethods: Set<String> = [

@@ -12,6 +12,10 @@ import FoundationNetworking
 final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// Streams go through a session of their own whose delegate calls come one at a time, in
+    /// order (the main session's may run concurrently).
+    private let streamingSession: URLSession
+    private let streamingDelegate: SessionDelegate
 
     /// The largest body accepted, or nil for no limit.
     private let maximumResponseSize: Int?
@@ -39,6 +43,29 @@ final class URLSessionTransport: Transport {
         // Delegate callbacks carry a limited body in order, so they run one at a time.
         delegateQueue.maxConcurrentOperationCount = maximumResponseSize == nil ? OperationQueue.defaultMaxConcurrentOperationCount : 1
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        streamingDelegate = SessionDelegate(credentials: settings.credentials)
+        let streamingQueue = OperationQueue()
+        streamingQueue.name = "Courier.URLSessionTransport.streams"
+        streamingQueue.underlyingQueue = settings.completionQueue
+        streamingQueue.maxConcurrentOperationCount = 1
+        streamingSession = URLSession(configuration: configuration, delegate: streamingDelegate, delegateQueue: streamingQueue)
+    }
+
+    /// Delivers the body as the session's delegate receives it. URLSession cannot pause a data
+    /// task (its `suspend` restarts it on Linux, and on Apple platforms data tasks start over
+    /// when resumed), so this transport ignores ``TransportDemand/pause``: a receiver that cannot
+    /// keep up buffers what arrives (``StreamOptions/maximumBufferSize`` bounds it).
+    func makeStreamingTask(for transportRequest: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
+        if let unsupported { return FailedTask(error: unsupported) { _ in receiver.transportDidComplete(unsupported) } }
+        let request = transportRequest.urlRequest
+        let task: URLSessionTask
+        if let bodyFile = transportRequest.bodyFile, request.httpBody == nil {
+            task = streamingSession.uploadTask(with: request, fromFile: bodyFile)
+        } else {
+            task = streamingSession.dataTask(with: request)
+        }
+        streamingDelegate.register(task, receiver: receiver)
+        return SessionTask(task: task)
     }
 
     func makeTask(
@@ -80,24 +107,26 @@ final class URLSessionTransport: Transport {
 
     func invalidate() {
         session.invalidateAndCancel()
+        streamingSession.invalidateAndCancel()
+    }
+
+    /// The `URLError` that says what a task's error means.
+    static func urlError(_ error: any Error, url: URL?) -> URLError {
+        let nsError = error as NSError
+        if let code = libcurlFailure(nsError) { return URLError(code, userInfo: nsError.userInfo) }
+        if let urlError = error as? URLError { return urlError }
+        if nsError.domain == NSURLErrorDomain, let code = urlErrorCode(nsError.code) {
+            return URLError(code, userInfo: nsError.userInfo)
+        }
+        var info: [String: Any] = [NSUnderlyingErrorKey: nsError]
+        if let url { info[NSURLErrorFailingURLErrorKey] = url }
+        return URLError(.unknown, userInfo: info)
     }
 
     private static func result(
         data: Data?, response: URLResponse?, error: (any Error)?, url: URL?
     ) -> Result<TransportResponse, URLError> {
-        if let error {
-            let nsError = error as NSError
-            if let code = libcurlFailure(nsError) {
-                return .failure(URLError(code, userInfo: nsError.userInfo))
-            }
-            if let urlError = error as? URLError { return .failure(urlError) }
-            if nsError.domain == NSURLErrorDomain, let code = urlErrorCode(nsError.code) {
-                return .failure(URLError(code, userInfo: nsError.userInfo))
-            }
-            var info: [String: Any] = [NSUnderlyingErrorKey: nsError]
-            if let url { info[NSURLErrorFailingURLErrorKey] = url }
-            return .failure(URLError(.unknown, userInfo: info))
-        }
+        if let error { return .failure(urlError(error, url: url)) }
         guard let http = response as? HTTPURLResponse else {
             var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is not an HTTP response"]
             if let url { info[NSURLErrorFailingURLErrorKey] = url }

@@ -9,22 +9,8 @@ import Synchronization
 extension RequestQueue {
     /// Hands an attempt (or one of its redirect hops) to the transport.
     func launch(_ attempt: Attempt, slot: Once) {
-        let weakSelf = WeakRequestQueue(self)
         let request = attempt.current
-        let completed = Once()
-        let workQueueKey = self.workQueueKey
-        let workQueue = self.workQueue
-        let task = transport.makeTask(for: TransportRequest(urlRequest: request.urlRequest, bodyFile: request.bodyFile)) { result in
-            // The contract says once; a transport that breaks it must not end a request twice.
-            guard completed.take() else { return }
-            // Never on the transport's own thread: decoding, delegates and observers follow.
-            // A transport that already calls back on the work queue (URLSession) saves the hop.
-            if DispatchQueue.getSpecific(key: workQueueKey) != nil {
-                weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
-            } else {
-                workQueue.async { weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result) }
-            }
-        }
+        let task = makeTask(for: attempt, slot: slot)
         // The timeout covers the whole request: its deadline is set once, on the first send.
         let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
         let timeout = request.urlRequest.timeoutInterval
@@ -49,7 +35,33 @@ extension RequestQueue {
         task.resume()
     }
 
-    private func transportDidFinish(_ attempt: Attempt, slot: Once, result: Result<TransportResponse, RequestError>) {
+    /// The transport's task for an attempt: buffered, or streamed into the request's sink.
+    private func makeTask(for attempt: Attempt, slot: Once) -> any TransportTask {
+        let request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile)
+        if let sink = attempt.box.sink {
+            let receiver = StreamReceiver(sink: sink, queue: self, attempt: attempt, slot: slot)
+            let task = transport.makeStreamingTask(for: request, receiver: receiver)
+            receiver.attach(task)
+            return task
+        }
+        let weakSelf = WeakRequestQueue(self)
+        let completed = Once()
+        let workQueueKey = self.workQueueKey
+        let workQueue = self.workQueue
+        return transport.makeTask(for: request) { result in
+            // The contract says once; a transport that breaks it must not end a request twice.
+            guard completed.take() else { return }
+            // Never on the transport's own thread: decoding, delegates and observers follow.
+            // A transport that already calls back on the work queue (URLSession) saves the hop.
+            if DispatchQueue.getSpecific(key: workQueueKey) != nil {
+                weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
+            } else {
+                workQueue.async { weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result) }
+            }
+        }
+    }
+
+    func transportDidFinish(_ attempt: Attempt, slot: Once, result: Result<TransportResponse, RequestError>) {
         let response = try? result.get()
         let active = state.withLock { state in
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize,
@@ -104,7 +116,7 @@ extension RequestQueue {
 
     /// Gives a finished transfer's slot back and claims the start of the next waiting request,
     /// under one lock (this runs once per request).
-    private func releaseAndStartNext(_ slot: Once) {
+    func releaseAndStartNext(_ slot: Once) {
         guard slot.take() else { return scheduleStarts() }
         if state.withLock({ $0.releaseSlotAndClaimStartRun() }) { runStartLoop() }
     }

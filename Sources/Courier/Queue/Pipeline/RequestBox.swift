@@ -17,6 +17,12 @@ protocol AnyRequestBox: Sendable {
     func didFail(_ urlRequest: URLRequest?, error: RequestError)
     /// Validates the response, makes the response type from it, and calls its ``ResponseDelegate``.
     func makeResponse(from response: TransportResponse) -> AnyResult
+    /// Where the body goes as it arrives (a stream, a download); nil for a buffered request.
+    var sink: (any ResponseSink)? { get }
+}
+
+extension AnyRequestBox {
+    var sink: (any ResponseSink)? { nil }
 }
 
 struct RequestBox<R: Request>: AnyRequestBox {

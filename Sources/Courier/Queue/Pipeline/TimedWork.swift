@@ -8,8 +8,9 @@ extension RequestQueue {
         for job in state.withLock({ $0.takeDueJobs(now: now) }) {
             switch job {
             case .deadline(let id):
-                // Whatever it is doing: running, backing off before a retry, or waiting for credentials.
-                end(id, with: .timedOut)
+                // Whatever it is doing: running, backing off before a retry, or waiting for
+                // credentials; but a stream whose body is under way has no timeout any more.
+                if let claim = state.withLock({ $0.claimExpired(id, now: now) }) { end([claim]) }
             case .resume(let attempt):
                 resumeAfterBackoff(attempt)
             case .pollProgress:

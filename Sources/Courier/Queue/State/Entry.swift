@@ -16,6 +16,8 @@ final class Entry {
         case preparing
         /// Handed to the transport.
         case running(any TransportTask, URLRequest)
+        /// A streamed body under way to its consumer: no timeout, no retry any more.
+        case streaming(any TransportTask, URLRequest)
         /// Between attempts, holding no slot: backing off before a retry, or waiting for the
         /// authenticator's refresh.
         case paused(URLRequest)

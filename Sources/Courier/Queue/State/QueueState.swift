@@ -160,6 +160,20 @@ struct QueueState {
         return true
     }
 
+    /// Marks a running request's body as its consumer's: its timeout no longer applies. Returns
+    /// false when it ended meanwhile.
+    mutating func commitStream(_ id: RequestID) -> Bool {
+        guard let entry = entries[id], case .running(let task, let urlRequest) = entry.phase else { return false }
+        entry.phase = .streaming(task, urlRequest)
+        return true
+    }
+
+    /// Ends a request whose timeout passed, unless its streamed body is under way.
+    mutating func claimExpired(_ id: RequestID, now: UInt64) -> Claim? {
+        if let entry = entries[id], case .streaming = entry.phase { return nil }
+        return claim(id, result: .failure(.timedOut), urlRequest: nil, now: now)
+    }
+
     /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
     mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?, redirected: Bool) {
         guard let entry = entries[id] else { return }
@@ -254,7 +268,7 @@ struct QueueState {
         var task: (any TransportTask)?
         var sentRequest = urlRequest
         switch entry.phase {
-        case .running(let runningTask, let runningRequest):
+        case .running(let runningTask, let runningRequest), .streaming(let runningTask, let runningRequest):
             task = runningTask
             sentRequest = sentRequest ?? runningRequest
         case .paused(let pausedRequest):
@@ -263,6 +277,8 @@ struct QueueState {
         case .waiting, .preparing:
             break
         }
+        // A body already under way says what the end means for it (a stream's ending).
+        let result = entry.box.sink?.settle(result) ?? result
         retention.ended(id, with: result, now: now)
         var metrics = entry.metrics
         metrics.finishedAt = Date()
@@ -321,7 +337,12 @@ struct QueueState {
         schedule(.pollProgress, at: now &+ timing.progressPollInterval)
         let table = entries
         return progress.watched.compactMap { id, observers in
-            guard let entry = table[id], case .running(let task, _) = entry.phase else { return nil }
+            guard let entry = table[id] else { return nil }
+            let task: any TransportTask
+            switch entry.phase {
+            case .running(let running, _), .streaming(let running, _): task = running
+            case .waiting, .preparing, .paused: return nil
+            }
             return (task, observers)
         }
     }

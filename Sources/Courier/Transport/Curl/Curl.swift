@@ -151,6 +151,12 @@ final class CurlEasy {
         return text.isEmpty ? nil : text
     }
 
+    /// Lets a transfer paused by its write callback go on. libcurl may hand over the data it kept
+    /// from within this call.
+    func unpause() {
+        courier_curl_easy_pause(handle, Int32(COURIER_CURLPAUSE_CONT))
+    }
+
     /// Lets go of the exchange once the handle has left the multi handle and will call nothing.
     func finish() {
         exchange = nil
@@ -253,8 +259,12 @@ private func handler(_ context: UnsafeMutableRawPointer?) -> CurlExchange {
 
 private let curlWriteBody: CourierCurlDataCallback = { buffer, size, count, context in
     let length = size * count
-    guard handler(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) else { return 0 }
-    return length
+    switch handler(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) {
+    case .taken: return length
+    // libcurl keeps these bytes and hands them over again once the transfer is unpaused.
+    case .pause: return COURIER_CURL_WRITEFUNC_PAUSE
+    case .stop: return 0
+    }
 }
 
 private let curlWriteHeader: CourierCurlDataCallback = { buffer, size, count, context in

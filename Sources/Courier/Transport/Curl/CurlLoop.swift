@@ -15,6 +15,8 @@ final class CurlLoop: Sendable {
     enum Command: Sendable {
         case start(CurlTransfer)
         case cancel(CurlTransfer)
+        /// A streamed transfer's receiver wants more after a pause.
+        case resumeDelivery(CurlTransfer)
     }
 
     fileprivate struct Inbox {
@@ -92,6 +94,7 @@ final class CurlLoop: Sendable {
                     switch command {
                     case .start(let transfer): start(transfer, on: multi)
                     case .cancel(let transfer): cancel(transfer, on: multi)
+                    case .resumeDelivery(let transfer): resumeDelivery(transfer)
                     }
                 }
                 if stopped { return shutDown(multi) }
@@ -136,6 +139,11 @@ final class CurlLoop: Sendable {
             entry.exchange.close()
             recycle(entry.easy)
             transfer.complete(.failure(.cancelled))
+        }
+
+        private func resumeDelivery(_ transfer: CurlTransfer) {
+            guard let id = byTransfer[ObjectIdentifier(transfer)], let entry = running[id] else { return }
+            if entry.exchange.resumeDelivery() { entry.easy.unpause() }
         }
 
         private func finish(_ id: ObjectIdentifierOfEasy, code: Int32, on multi: CurlMulti) {

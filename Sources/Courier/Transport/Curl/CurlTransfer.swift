@@ -16,8 +16,16 @@ struct CurlResponse: Sendable {
 /// One request sent through the curl transport: what callers' threads and the loop thread share.
 /// Its counters and flags are atomics, so reading progress or cancelling never waits for the loop.
 final class CurlTransfer: Sendable {
+    /// How the response is handed over.
+    enum Delivery: Sendable {
+        /// All at once, on the completion queue.
+        case buffered(@Sendable (Result<TransportResponse, RequestError>) -> Void)
+        /// As it arrives, from the loop thread (the receiver is the queue's own, and quick).
+        case streamed(any TransportStreamReceiver)
+    }
+
     let request: TransportRequest
-    private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+    let delivery: Delivery
     /// Where the result is handed over (the queue's work queue), so that making the
     /// `HTTPURLResponse`, costly in FoundationNetworking, is not done on the loop thread.
     private let completionQueue: DispatchQueue
@@ -28,11 +36,10 @@ final class CurlTransfer: Sendable {
     let totalBytesToSend = Atomic<Int64>(-1)
     let totalBytesToReceive = Atomic<Int64>(-1)
 
-    init(request: TransportRequest, completionQueue: DispatchQueue,
-         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+    init(request: TransportRequest, completionQueue: DispatchQueue, delivery: Delivery) {
         self.request = request
         self.completionQueue = completionQueue
-        self.completion = completion
+        self.delivery = delivery
     }
 
     var progress: TransferProgress {
@@ -48,15 +55,21 @@ final class CurlTransfer: Sendable {
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Hands the result over on the completion queue, the first time only.
+    /// Hands the result over, the first time only: a buffered one on the completion queue; a
+    /// streamed one's end (its head and body went before) at once.
     func complete(_ result: Result<CurlResponse, RequestError>) {
         guard completed.take() else { return }
-        let url = request.urlRequest.url
-        let completion = self.completion
-        completionQueue.async { completion(result.flatMap { Self.response($0, url: url) }) }
+        switch delivery {
+        case .buffered(let completion):
+            let url = request.urlRequest.url
+            completionQueue.async { completion(result.flatMap { Self.response($0, url: url) }) }
+        case .streamed(let receiver):
+            if case .failure(let error) = result { return receiver.transportDidComplete(error) }
+            receiver.transportDidComplete(nil)
+        }
     }
 
-    private static func response(_ response: CurlResponse, url: URL?) -> Result<TransportResponse, RequestError> {
+    static func response(_ response: CurlResponse, url: URL?) -> Result<TransportResponse, RequestError> {
         guard let url, let http = HTTPURLResponse(url: url, statusCode: response.head.status, httpVersion: response.head.version,
                                                   headerFields: response.head.headerDictionary) else {
             return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
@@ -78,6 +91,13 @@ final class CurlExchange {
     private var reader: CurlBodyReader
     /// Why a callback stopped the transfer, which is the real error rather than libcurl's.
     private var failure: RequestError?
+    /// A streamed transfer's receiver asked for a pause: the next bytes are left with libcurl.
+    private var pausedByReceiver = false
+
+    /// What the write callback tells libcurl.
+    enum BodyStep {
+        case taken, pause, stop
+    }
 
     init(transfer: CurlTransfer, options: CurlOptions, reader: CurlBodyReader) {
         self.transfer = transfer
@@ -102,15 +122,38 @@ final class CurlExchange {
             if let limit = options.maximumResponseSize, length > Int64(limit) { return stop(.responseTooLarge(limit: limit)) }
         }
         options.cookies?.store(head.values(of: "Set-Cookie"), from: transfer.request.urlRequest)
+        if case .streamed(let receiver) = transfer.delivery {
+            // Made here, once per stream: the receiver must have the head before the first chunk.
+            switch CurlTransfer.response(CurlResponse(head: head, body: Data()), url: transfer.request.urlRequest.url) {
+            case .success(let response): receiver.transportDidReceive(response.response)
+            case .failure(let error): return stop(error)
+            }
+        }
         return true
     }
 
-    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Bool {
-        // Counted decoded, so a compression bomb stops at the limit like any other body.
-        if let limit = options.maximumResponseSize, body.count + chunk.count > limit { return stop(.responseTooLarge(limit: limit)) }
-        body.append(contentsOf: chunk)
+    func receiveBody(_ chunk: UnsafeRawBufferPointer) -> BodyStep {
+        switch transfer.delivery {
+        case .buffered:
+            // Counted decoded, so a compression bomb stops at the limit like any other body.
+            if let limit = options.maximumResponseSize, body.count + chunk.count > limit {
+                _ = stop(.responseTooLarge(limit: limit))
+                return .stop
+            }
+            body.append(contentsOf: chunk)
+        case .streamed(let receiver):
+            // Streams have no size limit: their consumer bounds memory by pausing.
+            if pausedByReceiver { return .pause }
+            if receiver.transportDidReceive(Data(chunk)) == .pause { pausedByReceiver = true }
+        }
         transfer.bytesReceived.add(Int64(chunk.count), ordering: .relaxed)
-        return true
+        return .taken
+    }
+
+    /// The receiver wants more: true when the transfer was paused and must be unpaused.
+    func resumeDelivery() -> Bool {
+        defer { pausedByReceiver = false }
+        return pausedByReceiver
     }
 
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int? {

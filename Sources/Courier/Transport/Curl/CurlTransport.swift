@@ -9,8 +9,8 @@ import FoundationNetworking
 ///
 /// It honours every ``TransportSettings`` value (see `CurlOptions` for the session configuration's),
 /// and calls completions on the settings' `completionQueue`.
-/// Responses are buffered; a body over `maximumResponseSize` stops the transfer as it arrives,
-/// counted after decoding.
+/// A buffered body over `maximumResponseSize` stops the transfer as it arrives, counted after
+/// decoding; a streamed one pauses while its receiver asks it to.
 final class CurlTransport: Transport {
     private let loop: CurlLoop
     private let completionQueue: DispatchQueue
@@ -29,7 +29,14 @@ final class CurlTransport: Transport {
 
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        CurlTask(transfer: CurlTransfer(request: request, completionQueue: completionQueue, completion: completion), loop: loop)
+        CurlTask(transfer: CurlTransfer(request: request, completionQueue: completionQueue, delivery: .buffered(completion)), loop: loop)
+    }
+
+    /// Streams the body from the loop thread as libcurl decodes it; a receiver's pause leaves
+    /// further bytes with libcurl (`CURL_WRITEFUNC_PAUSE`), so a paused stream holds at most one
+    /// more chunk (16 KiB, more when libcurl decompresses) until `resumeDelivery`.
+    func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
+        CurlTask(transfer: CurlTransfer(request: request, completionQueue: completionQueue, delivery: .streamed(receiver)), loop: loop)
     }
 
     func invalidate() {
@@ -51,5 +58,9 @@ private struct CurlTask: TransportTask {
     }
 
     var progress: TransferProgress { transfer.progress }
+
+    func resumeDelivery() {
+        _ = loop.submit(.resumeDelivery(transfer))
+    }
 }
 #endif

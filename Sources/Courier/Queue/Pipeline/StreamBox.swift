@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A request whose body goes to a sink as it arrives (a stream, a download) rather than being
+/// buffered: the request's own hooks run as for any request, and its result is the sink's
+/// (`Outcome`, a ``StreamedResponse`` or a ``DownloadedFile``), whatever the request's `ResponseType`.
+struct StreamBox<R: Request, Outcome: Response>: AnyRequestBox {
+    let request: RequestBox<R>
+    let sink: (any ResponseSink)?
+
+    init(request: R, sink: any ResponseSink, outcome: Outcome.Type) {
+        self.request = RequestBox(request: request)
+        self.sink = sink
+    }
+
+    var responseType: ObjectIdentifier { ObjectIdentifier(Outcome.self) }
+    var responseTypeName: String { String(reflecting: Outcome.self) }
+    var isRequestDelegate: Bool { request.isRequestDelegate }
+    var preparesSlowly: Bool { request.preparesSlowly }
+
+    func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
+        try request.prepare(with: builder)
+    }
+
+    func willSend(_ urlRequest: inout URLRequest) {
+        request.willSend(&urlRequest)
+    }
+
+    func didSend(_ urlRequest: URLRequest) {
+        request.didSend(urlRequest)
+    }
+
+    func didFail(_ urlRequest: URLRequest?, error: RequestError) {
+        request.didFail(urlRequest, error: error)
+    }
+
+    /// A response the queue handled whole (its head was not the sink's at first sight): a
+    /// rejected status fails as any request's does; an accepted one (after a redirect its delegate
+    /// declined to follow, say) still goes to the sink, all at once.
+    func makeResponse(from response: TransportResponse) -> AnyResult {
+        guard let sink, sink.accepts(response.response) else {
+            return .failure(.validationFailed(response.response, body: ResponseData(response.body)))
+        }
+        if let error = sink.open(response.response, resumeTransfer: {}) { return .failure(error) }
+        if !response.body.isEmpty, case .fail(let error) = sink.write(response.body) { return sink.close(error) }
+        return sink.close(nil)
+    }
+}

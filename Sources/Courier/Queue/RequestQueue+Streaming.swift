@@ -1,0 +1,29 @@
+extension RequestQueue {
+    /// Sends a request and returns its response as it arrives: the head, then the body in
+    /// chunks or lines, with back-pressure.
+    ///
+    /// ```swift
+    /// let stream = queue.stream(CompletionRequest(prompt: "Hello"))
+    /// for try await line in stream.lines where !line.isEmpty {
+    ///     print(line)
+    /// }
+    /// ```
+    /// The request waits for a slot, runs its delegates, follows redirects, refreshes
+    /// credentials and is retried as any request until its response head is accepted (a 2xx
+    /// status); see ``ResponseStream`` for what happens after. The request's `ResponseType` is
+    /// not used: observers of the stream's ``ResponseStream/id`` get a ``StreamedResponse``.
+    /// Responses are not limited by ``RequestQueueConfiguration/maximumResponseSize``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - priority: Its place among waiting requests. Default: `.normal`.
+    ///   - options: Buffer limits. Default: ``StreamOptions/init()``.
+    public func stream<R: Request>(_ request: R, priority: RequestPriority = .normal,
+                                   options: StreamOptions = StreamOptions()) -> ResponseStream {
+        let channel = StreamChannel(options: options)
+        let box = StreamBox(request: request, sink: channel, outcome: StreamedResponse.self)
+        let (id, _) = enqueue(box: box, priority: priority, owner: nil, completion: { channel.requestEnded($0) })
+        let weakSelf = WeakRequestQueue(self)
+        channel.setCancel { weakSelf.queue?.cancel(id) }
+        return ResponseStream(id: id, channel: channel, options: options)
+    }
+}
