@@ -77,6 +77,7 @@ final class StreamReceiver: TransportStreamReceiver {
         var openError: RequestError?
         var sinkFull = false
         var sinkFailed = false
+        var paused = false
         let (end, task) = state.withLock { state -> (StreamGate.EndStep?, (any TransportTask)?) in
             let task = state.task
             if decision == .commit {
@@ -84,6 +85,8 @@ final class StreamReceiver: TransportStreamReceiver {
                 if openError != nil { decision = .abandon }
             }
             let (held, end) = state.gate.decide(decision)
+            // Held chunks asked the transport to pause (the gate holds only while deciding).
+            paused = state.gate.heldAny
             for chunk in held where !sinkFailed {
                 state.bytesReceived += Int64(chunk.count)
                 switch sink.write(chunk) {
@@ -101,7 +104,7 @@ final class StreamReceiver: TransportStreamReceiver {
         if sinkFailed { task?.cancel() }
         if let end {
             act(on: end)
-        } else if decision == .buffer || (decision == .commit && !sinkFull && !sinkFailed) {
+        } else if paused, decision == .buffer || (decision == .commit && !sinkFull && !sinkFailed) {
             // Held chunks paused the transfer; a full sink asks for more itself once it is read.
             task?.resumeDelivery()
         }

@@ -59,6 +59,8 @@ struct StreamGate {
     private(set) var phase = Phase.awaitingHead
     private(set) var head: HTTPURLResponse?
     private var held: [Data] = []
+    /// Whether a chunk was ever held: the transport was then asked to pause.
+    private(set) var heldAny = false
     private var body = Data()
     /// The transport's end, when it came while a decision was pending.
     private var pendingEnd: RequestError??
@@ -79,6 +81,7 @@ struct StreamGate {
         switch phase {
         case .deciding:
             held.append(chunk)
+            heldAny = true
             return .hold
         case .buffering:
             keep(chunk)
