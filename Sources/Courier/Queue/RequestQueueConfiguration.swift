@@ -62,15 +62,23 @@ public struct RequestQueueConfiguration: Sendable {
     /// with the response's status and headers.
     public var credentials: HTTPCredentials?
 
-    /// The largest response body accepted, in bytes; a larger one ends its request with
+    /// The largest body of a buffered response, in bytes; a larger one ends its request with
     /// ``RequestError/responseTooLarge(limit:)`` as soon as it is known (from `Content-Length`,
-    /// or while the body arrives), without buffering the rest. Default: `nil`, no limit.
+    /// or while the body arrives), without buffering the rest. Default:
+    /// ``defaultMaximumResponseSize`` (64 MiB): far more than any sane JSON, far below memory.
+    /// `nil` for no limit. Streams (``RequestQueue/stream(_:priority:options:)``) and downloads
+    /// (``RequestQueue/download(_:to:priority:options:)``) are not limited by it: they are the way
+    /// to receive larger bodies.
+    ///
     /// The curl transport counts decoded bytes, so a compression bomb stops at the limit too, and
     /// its memory stays near the limit. With a limit, the URLSession transport receives bodies
     /// through its session's delegate, which on Linux costs throughput (see BENCHMARKS.md), and
     /// Linux's URLSession reads ahead of its delegate: from a fast server it can take hundreds of
     /// megabytes before the transfer stops.
-    public var maximumResponseSize: Int?
+    public var maximumResponseSize: Int? = RequestQueueConfiguration.defaultMaximumResponseSize
+
+    /// The default ``maximumResponseSize``: 64 MiB.
+    public static let defaultMaximumResponseSize = 64 << 20
 
     /// Certificate authorities to trust besides the system's, as PEM files: a private CA, or a
     /// test server's. Server certificates are always verified; this only adds roots. Default: none.

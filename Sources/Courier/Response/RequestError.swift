@@ -54,8 +54,9 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// (`GET /users/3?expand=true`); `nearest` lists the closest fixtures and why each missed.
     case noFixture(request: String, nearest: [String])
 
-    /// The response body is larger than ``RequestQueueConfiguration/maximumResponseSize``; the
-    /// transfer was stopped without buffering the rest.
+    /// The response body is larger than ``RequestQueueConfiguration/maximumResponseSize`` (64 MiB
+    /// by default); the transfer was stopped without buffering the rest. Stream or download
+    /// bodies that large instead.
     case responseTooLarge(limit: Int)
 
     /// The request was redirected more times than ``RequestQueueConfiguration/redirectPolicy`` allows.
@@ -111,7 +112,9 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
             let list = nearest.isEmpty ? " There are no fixtures at all." : " Nearest: " + nearest.joined(separator: "; ") + "."
             return "No fixture matches \(request).\(list)"
         case .responseTooLarge(let limit):
-            return "The response is larger than the \(limit)-byte limit (maximumResponseSize); the transfer was stopped."
+            return "The response is larger than the \(limit)-byte limit (maximumResponseSize); the transfer was stopped. "
+                + "Receive large bodies with queue.stream or queue.download, which have no such limit, "
+                + "or raise the queue's maximumResponseSize."
         case .tooManyRedirects(let count):
             return "The request was redirected \(count) times, more than the redirect policy allows."
         case .streamLimitExceeded(let limit):

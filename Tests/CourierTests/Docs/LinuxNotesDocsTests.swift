@@ -55,7 +55,7 @@ final class LinuxNotesDocsTests: XCTestCase {
         XCTAssertEqual(configuration.sensitiveHeaders, ["X-Api-Key"])
         XCTAssertEqual(configuration.callbackQueue.label, "com.example.results")
         XCTAssertEqual(configuration.maximumResponseSize, 10_485_760)
-        XCTAssertNil(RequestQueueConfiguration.default.maximumResponseSize)
+        XCTAssertEqual(RequestQueueConfiguration.default.maximumResponseSize, 67_108_864)
         XCTAssertNil(RequestQueueConfiguration.default.credentials)
         XCTAssertNil(configuration.sessionConfiguration.urlCache)
         XCTAssertNotNil(RequestQueueConfiguration.default.sessionConfiguration.urlCache, "each default is a fresh copy")

@@ -45,6 +45,27 @@ final class StreamingIntegrationTests: XCTestCase {
         XCTAssertEqual(streamed, whole.data)
     }
 
+    func testTheBufferedBodyLimitDoesNotApplyToStreams() async throws {
+        // Given a queue that buffers at most 1 KiB, and the default limit of a new configuration
+        let queue = try HTTPBin.queue { $0.maximumResponseSize = 1024 }
+        XCTAssertEqual(RequestQueueConfiguration().maximumResponseSize, 64 << 20)
+
+        // When 4 KiB are fetched buffered, then streamed
+        var message = ""
+        do {
+            _ = try await queue.send(PathRequest<EmptyResponse>("/bytes/4096"))
+        } catch {
+            guard case .responseTooLarge(1024) = error else { return XCTFail("\(error)") }
+            message = error.description
+        }
+        var count = 0
+        for try await chunk in queue.stream(PathRequest<EmptyResponse>("/bytes/4096")) { count += chunk.count }
+
+        // Then the buffered request failed saying to stream instead, and the stream got every byte
+        XCTAssertTrue(message.contains("queue.stream"), message)
+        XCTAssertEqual(count, 4096)
+    }
+
     func testObserversOfTheIDGetOneOutcomeWithTheHeadAndByteCount() async throws {
         // Given a stream, and an observer of its ID
         let queue = try HTTPBin.queue()
