@@ -16,6 +16,7 @@ shift || true
 # target name, fuzz file, then the library files it needs
 targets=(
     "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Support/MessageText.swift"
+    "server-sent-events Fuzz/ServerSentEventsFuzz.swift Sources/Courier/Streaming/ServerSentEventParser.swift Sources/Courier/Streaming/ServerSentEvent.swift"
 )
 
 status=0
