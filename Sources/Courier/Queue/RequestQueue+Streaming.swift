@@ -27,3 +27,29 @@ extension RequestQueue {
         return ResponseStream(id: id, channel: channel, options: options)
     }
 }
+
+extension RequestQueue {
+    /// Sends a request for server-sent events and returns them as they arrive, reconnecting
+    /// with `Last-Event-ID` when the connection ends, as the WHATWG `EventSource` does.
+    ///
+    /// ```swift
+    /// for try await event in queue.events(NotificationsRequest()) where event.type == "mention" {
+    ///     show(try event.decode(Mention.self))
+    /// }
+    /// ```
+    /// Each connection goes through the queue like a ``stream(_:priority:options:)``; see
+    /// ``ServerSentEventStream`` for when it reconnects and when it ends.
+    /// - Parameters:
+    ///   - request: The request; its headers are sent with `Accept: text/event-stream`,
+    ///     `Cache-Control: no-store` and `Last-Event-ID`.
+    ///   - priority: Each connection's place among waiting requests. Default: `.normal`.
+    ///   - options: Reconnection and limits. Default: ``ServerSentEventOptions/init()``.
+    public func events<R: Request>(_ request: R, priority: RequestPriority = .normal,
+                                   options: ServerSentEventOptions = ServerSentEventOptions()) -> ServerSentEventStream {
+        let weakSelf = WeakRequestQueue(self)
+        return ServerSentEventStream(options: options) { lastEventID in
+            weakSelf.queue?.stream(EventSourceRequest(inner: request, lastEventID: lastEventID), priority: priority,
+                                   options: options.stream)
+        }
+    }
+}

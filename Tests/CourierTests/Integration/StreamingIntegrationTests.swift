@@ -210,12 +210,14 @@ final class StreamingIntegrationTests: XCTestCase {
 /// What Scripts/sse_server.py logged for a session's connections.
 struct SSELog: Decodable {
     let lastEventID: String?
+    let accept: String?
+    let cacheControl: String?
     let eventsSent: Int?
     let finished: Bool?
     let disconnected: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case lastEventID = "last_event_id", eventsSent = "events_sent", finished, disconnected
+        case lastEventID = "last_event_id", accept, cacheControl = "cache_control", eventsSent = "events_sent", finished, disconnected
     }
 
     static func entries(session: String, server: URL) async throws -> [SSELog] {

@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Server-sent events from a real SSE server (Scripts/sse_server.py: sse-starlette under uvicorn),
+/// through the run's network transport.
+final class ServerSentEventsIntegrationTests: XCTestCase {
+    private func queue() throws -> RequestQueue {
+        try HTTPBin.queue()
+    }
+
+    private func request(_ path: String) throws -> PathRequest<EmptyResponse> {
+        PathRequest(try HTTPBin.sseServer().absoluteString + path)
+    }
+
+    private static let basicEvents = [
+        ServerSentEvent(type: "message", data: "first line\nsecond line\nthird line", lastEventID: "1"),
+        ServerSentEvent(type: "update", data: #"{"user":"ada","action":"joined"}"#, lastEventID: "2"),
+        ServerSentEvent(type: "message", data: "plain message", lastEventID: "2"),
+    ]
+
+    func testEveryLineEndGivesTheStandardsEventsAndRetry() async throws {
+        let queue = try self.queue()
+        for separator in ["crlf", "lf", "cr"] {
+            // Given the fixed stream, with one kind of line end, without reconnection
+            var options = ServerSentEventOptions()
+            options.reconnects = false
+            let events = queue.events(try request("/events/basic?sep=\(separator)"), options: options)
+
+            // When it is read to its end
+            var received: [ServerSentEvent] = []
+            for try await event in events { received.append(event) }
+
+            // Then the events are exactly the standard's: multi-line data joined, the comment and
+            // the retry-only block dispatched nothing, the last ID carried over
+            XCTAssertEqual(received, Self.basicEvents, separator)
+            XCTAssertEqual(events.lastEventID, "2", separator)
+            XCTAssertEqual(events.reconnectionDelay, 2.5, separator)
+            XCTAssertEqual(events.connectionCount, 1, separator)
+        }
+    }
+
+    func testEventsDecodeIntoTheirType() async throws {
+        let queue = try self.queue()
+        struct Joined: Decodable, Equatable { let user: String; let action: String }
+        var options = ServerSentEventOptions()
+        options.reconnects = false
+        var decoded: [Joined] = []
+        for try await event in queue.events(try request("/events/basic"), options: options) where event.type == "update" {
+            decoded.append(try event.decode(Joined.self))
+        }
+        XCTAssertEqual(decoded, [Joined(user: "ada", action: "joined")])
+    }
+
+    func testReconnectsWithTheLastEventIDUntilTheServerAnswers204() async throws {
+        let queue = try self.queue()
+        // Given a session whose server sends events 1–3, then 4–5 to Last-Event-ID 3, then 204 to 5
+        let session = UUID().uuidString
+        let events = queue.events(try request("/events/reconnect?session=\(session)"))
+
+        // When the stream is read
+        var ids: [String] = []
+        for try await event in events { ids.append(event.lastEventID) }
+
+        // Then every event came once, in order, and the stream ended on the 204
+        XCTAssertEqual(ids, ["1", "2", "3", "4", "5"])
+        XCTAssertEqual(events.connectionCount, 3)
+        XCTAssertEqual(events.reconnectionDelay, 0.05)
+        // And the server received the event-stream headers, and the right Last-Event-ID each time
+        let log = try await SSELog.entries(session: session, server: try HTTPBin.sseServer())
+        XCTAssertEqual(log.map(\.lastEventID), [nil, "3", "5"])
+        XCTAssertEqual(log.map(\.accept), Array(repeating: "text/event-stream", count: 3))
+        XCTAssertEqual(log.map(\.cacheControl), Array(repeating: "no-store", count: 3))
+    }
+
+    func testAStartingLastEventIDIsSentOnTheFirstConnection() async throws {
+        let queue = try self.queue()
+        let session = UUID().uuidString
+        var options = ServerSentEventOptions()
+        options.lastEventID = "3"
+        options.reconnectionDelay = 0.05
+        var ids: [String] = []
+        for try await event in queue.events(try request("/events/reconnect?session=\(session)"), options: options) {
+            ids.append(event.lastEventID)
+        }
+        XCTAssertEqual(ids, ["4", "5"])
+        let log = try await SSELog.entries(session: session, server: try HTTPBin.sseServer())
+        XCTAssertEqual(log.map(\.lastEventID), ["3", "5"])
+    }
+
+    func testAnErrorStatusFailsWithoutReconnecting() async throws {
+        let queue = try self.queue()
+        let events = queue.events(try request("/events/status/503"))
+        do {
+            for try await _ in events { XCTFail("an event from a 503") }
+            XCTFail("no error")
+        } catch {
+            XCTAssertEqual(error.statusCode, 503)
+        }
+        XCTAssertEqual(events.connectionCount, 1)
+    }
+
+    func testAResponseThatIsNotAnEventStreamFailsSayingSo() async throws {
+        let queue = try self.queue()
+        let events = queue.events(try request("/events/wrong-type"))
+        do {
+            for try await _ in events { XCTFail("an event from text/plain") }
+            XCTFail("no error")
+        } catch .transportFailed(let error) {
+            XCTAssertEqual(error.code, .badServerResponse)
+            XCTAssertTrue(error.localizedDescription.contains("text/plain"), error.localizedDescription)
+        }
+        XCTAssertEqual(events.connectionCount, 1)
+    }
+
+    func testCancellingStopsTheConnection() async throws {
+        let queue = try self.queue()
+        // Given an endless stream being read
+        let session = UUID().uuidString
+        let events = queue.events(try request("/events/endless?interval_ms=5&count=100000&session=\(session)"))
+        var seen = 0
+
+        // When it is cancelled after three events
+        do {
+            for try await _ in events {
+                seen += 1
+                if seen == 3 { events.cancel() }
+            }
+            XCTFail("no error")
+        } catch {
+            guard case .cancelled = error else { return XCTFail("\(error)") }
+        }
+
+        // Then the server saw the client go
+        let log = try await SSELog.waitUntilFinished(session: session, server: try HTTPBin.sseServer())
+        XCTAssertEqual(log.disconnected, true)
+        XCTAssertEqual(events.connectionCount, 1)
+    }
+}

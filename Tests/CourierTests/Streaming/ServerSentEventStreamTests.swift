@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Reconnection and limits of `ServerSentEventStream`, driven by hand with `ScriptedStreamTransport`.
+final class ServerSentEventStreamTests: XCTestCase {
+    private let transport = ScriptedStreamTransport()
+    private lazy var queue: RequestQueue = {
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        let transport = self.transport
+        configuration.transport = .custom { _ in transport }
+        return RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
+    }()
+
+    private func options(_ configure: (inout ServerSentEventOptions) -> Void = { _ in }) -> ServerSentEventOptions {
+        var options = ServerSentEventOptions()
+        options.reconnectionDelay = 0
+        configure(&options)
+        return options
+    }
+
+    private let eventStream = ["Content-Type": "text/event-stream"]
+
+    func testALostConnectionReconnectsWithTheLastEventID() async throws {
+        // Given an event stream
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let reading = Task {
+            var iterator = events.makeAsyncIterator()
+            var out: [ServerSentEvent] = []
+            while out.count < 3, let event = try await iterator.next() { out.append(event) }
+            return out
+        }
+
+        // When the first connection delivers two events and is lost
+        let first = try XCTUnwrap(transport.task(0))
+        XCTAssertEqual(first.request.value(forHTTPHeaderField: "Accept"), "text/event-stream")
+        XCTAssertEqual(first.request.value(forHTTPHeaderField: "Cache-Control"), "no-store")
+        XCTAssertNil(first.request.value(forHTTPHeaderField: "Last-Event-ID"))
+        first.head(200, headers: eventStream)
+        first.chunk("id: 7\ndata: a\n\ndata: b\n\n")
+        first.end(.transportFailed(URLError(.networkConnectionLost)))
+
+        // Then the next connection asks to resume after event 7, and its event follows
+        let second = try XCTUnwrap(transport.task(1))
+        XCTAssertEqual(second.request.value(forHTTPHeaderField: "Last-Event-ID"), "7")
+        second.head(200, headers: eventStream)
+        second.chunk("id: 8\ndata: c\n\n")
+        let received = try await reading.value
+        XCTAssertEqual(received, [
+            ServerSentEvent(data: "a", lastEventID: "7"),
+            ServerSentEvent(data: "b", lastEventID: "7"),
+            ServerSentEvent(data: "c", lastEventID: "8"),
+        ])
+        events.cancel()
+    }
+
+    func testConnectionsWithoutEventsGiveUpAfterTheMaximumWithTheLastError() async throws {
+        // Given at most 2 reconnections in a row without an event
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumReconnections = 2 })
+        let reading = Task {
+            var count = 0
+            for try await _ in events { count += 1 }
+            return count
+        }
+
+        // When three connections in a row are refused
+        for index in 0..<3 {
+            let task = try XCTUnwrap(transport.task(index))
+            task.end(.transportFailed(URLError(.cannotConnectToHost)))
+        }
+
+        // Then the stream fails with that error, and no fourth connection is made
+        let result = await reading.result
+        guard case .failure(RequestError.transportFailed(let error)) = result else { return XCTFail("\(result)") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+        XCTAssertEqual(transport.taskCount, 3)
+        XCTAssertEqual(events.connectionCount, 3)
+    }
+
+    func testAnEventOverTheLimitEndsTheStreamWithoutReconnecting() async throws {
+        // Given events of at most 16 bytes
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumEventSize = 16 })
+        let reading = Task {
+            var out: [String] = []
+            for try await event in events { out.append(event.data) }
+            return out
+        }
+
+        // When a small event, then an endless one arrive
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(200, headers: eventStream)
+        task.chunk("data: ok\n\ndata: " + String(repeating: "x", count: 64))
+
+        // Then the stream fails with the limit, the connection is stopped and not made again
+        let result = await reading.result
+        guard case .failure(RequestError.streamLimitExceeded(.eventSize(16))) = result else { return XCTFail("\(result)") }
+        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertEqual(transport.taskCount, 1)
+    }
+
+    func testWithoutReconnectionTheEndOfTheConnectionEndsTheStream() async throws {
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
+        let reading = Task {
+            var out: [String] = []
+            for try await event in events { out.append(event.data) }
+            return out
+        }
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(200, headers: ["Content-Type": "text/event-stream; charset=utf-8"])
+        task.chunk("data: only\n\ndata: unfinished")
+        task.end()
+        let received = try await reading.value
+        XCTAssertEqual(received, ["only"])
+        XCTAssertEqual(transport.taskCount, 1)
+    }
+
+    func testA204EndsTheStreamCleanly() async throws {
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let reading = Task {
+            var count = 0
+            for try await _ in events { count += 1 }
+            return count
+        }
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(204)
+        task.end()
+        let count = try await reading.value
+        XCTAssertEqual(count, 0)
+        XCTAssertEqual(transport.taskCount, 1)
+    }
+}
