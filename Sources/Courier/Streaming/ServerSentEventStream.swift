@@ -32,6 +32,8 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
         var lastEventID: String
         var reconnectionTime: TimeInterval
         var current: ResponseStream?
+        /// The wait before a reconnection, which ``cancel()`` cuts short.
+        var delay: Task<Void, any Error>?
         var cancelled = false
         var connections = 0
     }
@@ -70,10 +72,32 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
 
     /// Stops the stream and its connection; reading then throws ``RequestError/cancelled``.
     public func cancel() {
-        state.withLock { state in
+        let (current, delay) = state.withLock { state in
             state.cancelled = true
-            return state.current
-        }?.cancel()
+            return (state.current, state.delay)
+        }
+        current?.cancel()
+        delay?.cancel()
+    }
+
+    /// Waits `seconds` before a reconnection; throws ``RequestError/cancelled`` at once when the
+    /// stream or the consuming task is cancelled meanwhile.
+    fileprivate func wait(_ seconds: TimeInterval) async throws(RequestError) {
+        let delay = Task { try await Task.sleep(nanoseconds: UInt64(seconds * 1e9)) }
+        let cancelled = state.withLock { state in
+            state.delay = delay
+            return state.cancelled
+        }
+        if cancelled { delay.cancel() }
+        do {
+            try await withTaskCancellationHandler {
+                try await delay.value
+            } onCancel: {
+                delay.cancel()
+            }
+        } catch {
+            throw RequestError.cancelled
+        }
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
@@ -127,13 +151,7 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
             let events = self.events
             if events.connectionCount > 0 {
                 let delay = events.reconnectionDelay
-                if delay > 0 {
-                    do {
-                        try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
-                    } catch {
-                        throw RequestError.cancelled
-                    }
-                }
+                if delay > 0 { try await events.wait(delay) }
             }
             let lastEventID = events.lastEventID
             let opened = events.state.withLock { state -> Bool in

@@ -118,6 +118,30 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertEqual(transport.taskCount, 1)
     }
 
+    func testCancellingDuringTheReconnectionDelayEndsAtOnce() async throws {
+        // Given a stream that waits an hour before reconnecting
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnectionDelay = 3600 })
+        let reading = Task {
+            for try await _ in events {}
+        }
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(200, headers: eventStream)
+        task.end()
+
+        // When it is cancelled during the wait
+        let waiting = expectation(description: "ended")
+        Task {
+            _ = await reading.result
+            waiting.fulfill()
+        }
+        events.cancel()
+
+        // Then reading ends with cancelled well before the hour, without another connection
+        await fulfillment(of: [waiting], timeout: 10)
+        guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
+        XCTAssertEqual(transport.taskCount, 1)
+    }
+
     func testA204EndsTheStreamCleanly() async throws {
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
         let reading = Task {
