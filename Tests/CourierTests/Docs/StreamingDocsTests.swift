@@ -1,0 +1,111 @@
+// Mirrors the article "Streaming Responses and Server-Sent Events" (Courier.docc/StreamingResponses.md).
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+
+final class StreamingDocsTests: XCTestCase {
+    // Streaming › Overview (verbatim)
+    struct LogTailRequest: Request {
+        typealias ResponseType = StreamedResponse
+        var path: String { "/logs/tail" }
+        var method: HTTPMethod { .get }
+    }
+
+    // Streaming › Server-sent events (verbatim)
+    struct Tick: Decodable, Sendable { let symbol: String; let price: Double }
+
+    struct TickerRequest: Request {
+        typealias ResponseType = StreamedResponse
+        var path: String { "/ticker" }
+        var method: HTTPMethod { .get }
+    }
+
+    private func fixtures() -> FixtureTransport {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/logs/tail", headers: ["Content-Type": "text/plain"], body: Data("started\r\nlistening on :8080\nready".utf8))
+        // Streaming › Testing streams with fixtures (verbatim)
+        fixtures.stub(.get, "/ticker", headers: ["Content-Type": "text/event-stream"],
+                      body: Data("event: tick\ndata: {\"symbol\":\"ACME\",\"price\":12.5}\n\n".utf8))
+        return fixtures
+    }
+
+    // Streaming › Overview, and observing how it ended.
+    func testStreamLinesAndItsOutcome() async throws {
+        let queue = DocsSupport.queue(fixtures())
+        let printed = Recorder<String>()
+        let print: @Sendable (Any...) -> Void = { printed.append($0.map { "\($0)" }.joined(separator: " ")) }
+        let observed = expectation(description: "outcome")
+
+        let stream = queue.stream(LogTailRequest())
+        queue.addObserver(for: stream.id) { (result: Result<StreamedResponse, RequestError>) in
+            switch result {
+            case .success(let outcome):                  // it had a head: finished, failed or cancelled
+                print(outcome.response.statusCode, outcome.bytesReceived, outcome.ending)
+            case .failure(let error):                    // it never had one
+                print(error)
+            }
+            observed.fulfill()
+        }
+        let head = try await stream.response            // status and headers, once accepted
+        for try await line in stream.lines {            // or `for try await chunk in stream`
+            print(line)
+        }
+        await fulfillment(of: [observed], timeout: 5)
+
+        XCTAssertEqual(head.statusCode, 200)
+        XCTAssertEqual(Array(printed.all.prefix(3)), ["started", "listening on :8080", "ready"])
+        XCTAssertEqual(printed.all.last, "200 33 finished")
+    }
+
+    // Streaming › Memory and back-pressure
+    func testStreamOptions() async throws {
+        let queue = DocsSupport.queue(fixtures())
+        var options = StreamOptions()
+        options.bufferSize = 256 << 10         // pause with 256 KiB waiting
+        options.maximumLineLength = 64 << 10   // a longer line ends the stream
+        let stream = queue.stream(LogTailRequest(), options: options)
+
+        XCTAssertEqual(stream.options.bufferSize, 262_144)
+        XCTAssertEqual(StreamOptions().bufferSize, 1 << 20)
+        XCTAssertEqual(StreamOptions().maximumBufferSize, 64 << 20)
+        XCTAssertEqual(StreamOptions().maximumLineLength, 4 << 20)
+        var lines = 0
+        for try await _ in stream.lines { lines += 1 }
+        XCTAssertEqual(lines, 3)
+    }
+
+    // Streaming › Server-sent events
+    func testEventsDecodeAndOptions() async throws {
+        let queue = DocsSupport.queue(fixtures())
+        let printed = Recorder<String>()
+        let print: @Sendable (Any...) -> Void = { printed.append($0.map { "\($0)" }.joined(separator: " ")) }
+        var withoutReconnection = ServerSentEventOptions()
+        withoutReconnection.reconnects = false   // fixtures end the stream; an app would reconnect
+
+        for try await event in queue.events(TickerRequest(), options: withoutReconnection) where event.type == "tick" {
+            let tick = try event.decode(Tick.self)      // the event's data, as JSON
+            print(tick.symbol, tick.price)
+        }
+        XCTAssertEqual(printed.all, ["ACME 12.5"])
+
+        let savedLastEventID = "41"
+        var options = ServerSentEventOptions()
+        options.maximumReconnections = 5          // give up after 5 connections in a row without an event
+        options.lastEventID = savedLastEventID    // resume where an earlier stream stopped
+        let events = queue.events(TickerRequest(), options: options)
+        XCTAssertEqual(events.lastEventID, "41")
+        XCTAssertEqual(ServerSentEventOptions().reconnectionDelay, 3)
+        XCTAssertEqual(ServerSentEventOptions().maximumEventSize, 8 << 20)
+        events.cancel()
+    }
+
+    // Streaming › Overview: the buffered limit's default and its advice.
+    func testBufferedLimitDefault() {
+        XCTAssertEqual(RequestQueueConfiguration.default.maximumResponseSize, 64 << 20)
+        XCTAssertTrue(RequestError.responseTooLarge(limit: 64 << 20).description.contains("queue.stream"))
+    }
+}
