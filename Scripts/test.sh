@@ -177,7 +177,7 @@ if [ "$(uname)" = Linux ]; then
     # A whole program on the curl transport, start to exit: the tour against httpbin. It must end
     # with status 0 (OpenSSL's exit handler once crashed processes that loaded libcurl).
     echo "==> swift run CourierExample --base-url (the tour through the curl transport)"
-    if ! swift run --skip-build CourierExample --base-url "$COURIER_HTTPBIN_URL" >.build/tour.log 2>&1; then
+    if ! swift run --skip-build CourierExample --base-url "$COURIER_HTTPBIN_URL" --events-url "$COURIER_SSE_URL" >.build/tour.log 2>&1; then
         echo "The tour against httpbin failed; its output:" >&2
         cat .build/tour.log >&2
         exit 1

@@ -2,6 +2,7 @@
 //
 //     swift run CourierExample                                   # offline: fixtures in Examples/CourierExample/Fixtures
 //     swift run CourierExample --base-url http://127.0.0.1:8080  # the same tour against a real httpbin
+//         [--events-url http://127.0.0.1:8081]                   # and a server-sent-events server (Scripts/sse_server.py)
 //
 // The README shows how to start a local httpbin.
 
@@ -100,6 +101,14 @@ struct DelayRequest: Request {
     var method: HTTPMethod { .get }
 }
 
+/// Server-sent events: the request's response type is how the stream ended.
+struct EventsRequest: Request {
+    typealias ResponseType = StreamedResponse
+    let url: String
+    var path: String { url + "/events/reconnect?session=tour" }
+    var method: HTTPMethod { .get }
+}
+
 /// A request with an absolute URL, as the shared queue (which has no base URL) needs.
 struct HealthRequest: Request {
     typealias ResponseType = EmptyResponse
@@ -158,6 +167,7 @@ struct CourierExample {
     static func main() async {
         let arguments = CommandLine.arguments
         var baseURL = URL(string: "https://fixtures.courier.local")!
+        var eventsURL: String? = ""      // offline: the fixtures answer relative paths
         var configuration = RequestQueueConfiguration.default     // callbacks on .main, as in an app
         configuration.maxConcurrentRequests = 4
         if let index = arguments.firstIndex(of: "--base-url") {
@@ -166,6 +176,10 @@ struct CourierExample {
                 exit(64)
             }
             baseURL = url
+            eventsURL = nil
+            if let index = arguments.firstIndex(of: "--events-url"), index + 1 < arguments.count {
+                eventsURL = arguments[index + 1]
+            }
             print("Courier tour against \(url.absoluteString)\n")
         } else {
             do {
@@ -181,7 +195,7 @@ struct CourierExample {
             }
         }
         do {
-            try await tour(configuration: configuration, baseURL: baseURL)
+            try await tour(configuration: configuration, baseURL: baseURL, eventsURL: eventsURL)
             print("\nDone.")
         } catch {
             print("\nThe tour failed: \(error)")
@@ -193,7 +207,7 @@ struct CourierExample {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     }
 
-    static func tour(configuration: RequestQueueConfiguration, baseURL: URL) async throws {
+    static func tour(configuration: RequestQueueConfiguration, baseURL: URL, eventsURL: String?) async throws {
         let logger = StepLogger()
         let queue = RequestQueue(configuration: configuration, delegate: logger, baseURL: baseURL)
 
@@ -272,6 +286,16 @@ struct CourierExample {
             let _: Result<EmptyResponse, RequestError> = await observe(id, on: narrow)
         }
         print(String(format: "    6 requests took %.1f s: three waves of two", Date().timeIntervalSince(started)))
+
+        step(9, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
+        guard let eventsURL else {
+            return print("    skipped: pass --events-url with the URL of Scripts/sse_server.py")
+        }
+        let events = queue.events(EventsRequest(url: eventsURL))
+        for try await event in events {
+            print("    id \(event.lastEventID): \"\(event.data)\" (connection \(events.connectionCount))")
+        }
+        print("    the server ended the stream with 204 after \(events.connectionCount) connections")
     }
 
     static func step(_ number: Int, _ title: String) {
