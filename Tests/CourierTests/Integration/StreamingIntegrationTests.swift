@@ -141,6 +141,25 @@ final class StreamingIntegrationTests: XCTestCase {
         XCTAssertEqual(String(decoding: body, as: UTF8.self), "****")
     }
 
+    func testAConsumerPausedLongerThanTheIdleTimeoutStillGetsEveryByte() async throws {
+        // Given a 1-second idle timeout and a 1 KiB buffer, so the transfer pauses almost at once
+        let sse = try HTTPBin.sseServer()
+        let queue = try HTTPBin.queue { $0.sessionConfiguration.timeoutIntervalForRequest = 1 }
+        var options = StreamOptions()
+        options.bufferSize = 1024
+        let stream = queue.stream(PathRequest<EmptyResponse>(sse.absoluteString + "/events/endless?interval_ms=0&count=3000&sep=lf"),
+                                  options: options)
+        _ = try await stream.response
+
+        // When the consumer reads nothing for 2.5 seconds (the time is what is tested), then everything
+        try await Task.sleep(nanoseconds: 2_500_000_000)
+        var numbers: [Int] = []
+        for try await line in stream.lines where line.hasPrefix("data: ") { numbers.append(Int(line.dropFirst(6)) ?? -1) }
+
+        // Then the pause did not count as idleness: every event arrived, in order
+        XCTAssertEqual(numbers, Array(1...3000))
+    }
+
     func testConsumerThatStopsEarlyStopsTheTransferAndGetsOneCancelledOutcome() async throws {
         // Given a long stream of events from the SSE server, logged under a session of its own
         let sse = try HTTPBin.sseServer()
