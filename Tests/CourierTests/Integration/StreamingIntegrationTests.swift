@@ -91,6 +91,29 @@ final class StreamingIntegrationTests: XCTestCase {
         guard case .finished = outcome.ending else { return XCTFail("ended \(outcome.ending)") }
     }
 
+    func testAFinishedStreamLeavesNothingBehind() async throws {
+        // Given a stream read to its end
+        let queue = try HTTPBin.queue()
+        var stream: ResponseStream? = queue.stream(PathRequest<EmptyResponse>("/stream/3"))
+        for try await _ in stream!.lines {}
+        let id = try XCTUnwrap(stream?.id)
+        weak let channel = stream?.channel
+        weak let weakStream = stream
+
+        // When the consumer lets go of it and the result has been delivered
+        stream = nil
+        let delivered = expectation(description: "delivered")
+        queue.addObserver(for: id) { (_: Result<StreamedResponse, RequestError>) in delivered.fulfill() }
+        await fulfillment(of: [delivered], timeout: 20)
+
+        // Then the stream and its channel are gone (the transport lets go of its task on its own
+        // thread, so this waits for it, 5 seconds at most)
+        let deadline = Date().addingTimeInterval(5)
+        while channel != nil, Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
+        XCTAssertNil(weakStream)
+        XCTAssertNil(channel)
+    }
+
     func testRejectedStatusFailsWithTheStatusAndBody() async throws {
         // Given a stream of a path that answers 418
         let queue = try HTTPBin.queue()

@@ -67,7 +67,13 @@ final class StreamReceiver: TransportStreamReceiver {
     }
 
     func transportDidComplete(_ error: RequestError?) {
-        act(on: state.withLock { $0.gate.receiveEnd(error) })
+        let end = state.withLock { state in
+            // The task may hold this receiver (the curl transport's does): letting go of it at the
+            // end breaks that cycle. A decision still to come needs it no more.
+            state.task = nil
+            return state.gate.receiveEnd(error)
+        }
+        act(on: end)
     }
 
     /// The queue's decision on the head. On commit the sink opens first: a sink that cannot

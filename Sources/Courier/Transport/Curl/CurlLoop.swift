@@ -86,17 +86,7 @@ final class CurlLoop: Sendable {
             }
             inbox.withLock { $0.waker = multi.waker }
             while true {
-                let (commands, stopped) = inbox.withLock { inbox in
-                    defer { inbox.commands = [] }
-                    return (inbox.commands, inbox.stopped)
-                }
-                for command in commands {
-                    switch command {
-                    case .start(let transfer): start(transfer, on: multi)
-                    case .cancel(let transfer): cancel(transfer, on: multi)
-                    case .resumeDelivery(let transfer): resumeDelivery(transfer)
-                    }
-                }
+                let stopped = runCommands(on: multi)
                 if stopped { return shutDown(multi) }
                 if !running.isEmpty {
                     multi.perform()
@@ -105,6 +95,23 @@ final class CurlLoop: Sendable {
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
             }
+        }
+
+        /// Carries out the commands in the inbox; true once the transport has stopped. The
+        /// commands are let go of on return, not kept while the loop waits in `poll`.
+        private func runCommands(on multi: CurlMulti) -> Bool {
+            let (commands, stopped) = inbox.withLock { inbox in
+                defer { inbox.commands = [] }
+                return (inbox.commands, inbox.stopped)
+            }
+            for command in commands {
+                switch command {
+                case .start(let transfer): start(transfer, on: multi)
+                case .cancel(let transfer): cancel(transfer, on: multi)
+                case .resumeDelivery(let transfer): resumeDelivery(transfer)
+                }
+            }
+            return stopped
         }
 
         private func start(_ transfer: CurlTransfer, on multi: CurlMulti) {
