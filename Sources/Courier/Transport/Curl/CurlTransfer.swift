@@ -119,7 +119,10 @@ final class CurlExchange {
         let encoded = !(head.values(of: "Content-Encoding").last.map { $0.lowercased() == "identity" } ?? true)
         if let length, !encoded {
             transfer.totalBytesToReceive.store(length, ordering: .relaxed)
-            if let limit = options.maximumResponseSize, length > Int64(limit) { return stop(.responseTooLarge(limit: limit)) }
+            // The limit is a buffered body's; a stream's consumer bounds memory by pausing.
+            if case .buffered = transfer.delivery, let limit = options.maximumResponseSize, length > Int64(limit) {
+                return stop(.responseTooLarge(limit: limit))
+            }
         }
         options.cookies?.store(head.values(of: "Set-Cookie"), from: transfer.request.urlRequest)
         if case .streamed(let receiver) = transfer.delivery {
