@@ -16,6 +16,22 @@ final class StreamQueueTests: XCTestCase {
         return RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
     }
 
+    /// The queue of `committedStream`, kept by the test case so that it outlives every use.
+    private var committedQueue: RequestQueue?
+
+    /// A stream whose 200 head has been accepted, with its queue and its transport task to drive it.
+    private func committedStream(options: StreamOptions = StreamOptions())
+        async throws -> (queue: RequestQueue, stream: ResponseStream, task: ScriptedStreamTransport.Task) {
+        let transport = ScriptedStreamTransport()
+        let queue = makeQueue(transport)
+        committedQueue = queue
+        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"), options: options)
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(200)
+        _ = try await stream.response
+        return (queue, stream, task)
+    }
+
     private func outcome(of id: RequestID, on queue: RequestQueue) async -> Result<StreamedResponse, RequestError> {
         await withCheckedContinuation { continuation in
             queue.addObserver(for: id) { (result: Result<StreamedResponse, RequestError>) in continuation.resume(returning: result) }
@@ -24,14 +40,9 @@ final class StreamQueueTests: XCTestCase {
 
     func testSlowConsumerPausesTheTransferAndResumesItAtHalfTheBuffer() async throws {
         // Given a stream with an 8-byte buffer, committed
-        let transport = ScriptedStreamTransport()
-        let queue = makeQueue(transport)
         var options = StreamOptions()
         options.bufferSize = 8
-        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"), options: options)
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200)
-        _ = try await stream.response
+        let (_, stream, task) = try await committedStream(options: options)
 
         // When 5 then 4 bytes arrive and nobody reads
         let first = task.chunk("12345")
@@ -59,15 +70,10 @@ final class StreamQueueTests: XCTestCase {
 
     func testTransportThatCannotPauseOverflowsIntoAnErrorNotUnboundedMemory() async throws {
         // Given a 4-byte buffer that may hold 8 bytes at most, and a transport that ignores pauses
-        let transport = ScriptedStreamTransport()
-        let queue = makeQueue(transport)
         var options = StreamOptions()
         options.bufferSize = 4
         options.maximumBufferSize = 8
-        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"), options: options)
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200)
-        _ = try await stream.response
+        let (queue, stream, task) = try await committedStream(options: options)
 
         // When 9 bytes arrive without the consumer reading
         task.chunk("1234")
@@ -240,12 +246,7 @@ final class StreamQueueTests: XCTestCase {
 
     func testLinesSplitAcrossChunksWithCRLFAndALastLineWithoutEnd() async throws {
         // Given a stream whose lines are cut across chunks
-        let transport = ScriptedStreamTransport()
-        let queue = makeQueue(transport)
-        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200)
-        _ = try await stream.response
+        let (_, stream, task) = try await committedStream()
 
         // When the chunks arrive
         task.chunk("first\r")
@@ -263,14 +264,9 @@ final class StreamQueueTests: XCTestCase {
 
     func testALineOverTheLimitEndsTheStreamAndSaysWhy() async throws {
         // Given lines of at most 4 bytes
-        let transport = ScriptedStreamTransport()
-        let queue = makeQueue(transport)
         var options = StreamOptions()
         options.maximumLineLength = 4
-        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"), options: options)
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200)
-        _ = try await stream.response
+        let (queue, stream, task) = try await committedStream(options: options)
 
         // When a 4-byte line, then an endless one arrive
         task.chunk("abcd\nefghij")
