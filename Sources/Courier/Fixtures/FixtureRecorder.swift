@@ -10,7 +10,14 @@ import FoundationNetworking
 /// JSON bodies are stored inline; other bodies as text, or as a `.body` file beside the
 /// fixture. `Date`, `Content-Length`, `Connection`, `Keep-Alive`, `Set-Cookie` and
 /// `Transfer-Encoding` headers are left out.
+///
+/// Streams pass through as they arrive and are recorded when they end, with the body that arrived
+/// (an event stream cancelled after a few events replays those events), up to
+/// ``recordedStreamLimit`` bytes.
 final class FixtureRecorder: Transport {
+    /// The longest streamed body recorded; a longer one is not recorded, and says so on standard error.
+    static let recordedStreamLimit = 16 << 20
+
     private let network: any Transport
     private let directory: URL
     private let names = Locked<Set<String>>([])
@@ -30,16 +37,35 @@ final class FixtureRecorder: Transport {
                 do {
                     try record(request, response)
                 } catch {
-                    // A fixture that cannot be written must not pass unnoticed, nor break the app.
-                    FileHandle.standardError.write(Data("Courier: \(error)\n".utf8))
+                    report("Courier: \(error)")
                 }
             }
             completion(result)
         }
     }
 
+    func makeStreamingTask(for transportRequest: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
+        let recording = RecordingReceiver(receiver: receiver) { [self] head, body in
+            guard let body else {
+                return report("Courier: a stream of \(transportRequest.urlRequest.url?.absoluteString ?? "?") was larger than "
+                              + "\(Self.recordedStreamLimit) bytes and was not recorded")
+            }
+            do {
+                try record(transportRequest.urlRequest, TransportResponse(response: head, body: body))
+            } catch {
+                report("Courier: \(error)")
+            }
+        }
+        return network.makeStreamingTask(for: transportRequest, receiver: recording)
+    }
+
     func invalidate() {
         network.invalidate()
+    }
+
+    private func report(_ message: String) {
+        // A fixture that cannot be written must not pass unnoticed, nor break the app.
+        FileHandle.standardError.write(Data((message + "\n").utf8))
     }
 
     private func record(_ request: URLRequest, _ response: TransportResponse) throws {
@@ -90,5 +116,46 @@ final class FixtureRecorder: Transport {
         } catch {
             throw FixtureError.cannotWrite(file.path, reason: error.localizedDescription)
         }
+    }
+}
+
+/// Passes a stream on as it arrives and keeps a copy of its body, handed over once the stream
+/// ends after its head (nil for a body over the recording limit).
+private final class RecordingReceiver: TransportStreamReceiver {
+    private struct Copy {
+        var head: HTTPURLResponse?
+        var body: Data? = Data()
+    }
+
+    private let receiver: any TransportStreamReceiver
+    private let copy = Locked(Copy())
+    private let recorded: @Sendable (HTTPURLResponse, Data?) -> Void
+
+    init(receiver: any TransportStreamReceiver, recorded: @escaping @Sendable (HTTPURLResponse, Data?) -> Void) {
+        self.receiver = receiver
+        self.recorded = recorded
+    }
+
+    func transportDidReceive(_ response: HTTPURLResponse) {
+        copy.withLock { $0.head = response }
+        receiver.transportDidReceive(response)
+    }
+
+    func transportDidReceive(_ chunk: Data) -> TransportDemand {
+        copy.withLock { copy in
+            guard let count = copy.body?.count else { return }
+            if count + chunk.count > FixtureRecorder.recordedStreamLimit {
+                copy.body = nil
+            } else {
+                copy.body!.append(chunk)
+            }
+        }
+        return receiver.transportDidReceive(chunk)
+    }
+
+    func transportDidComplete(_ error: RequestError?) {
+        let (head, body) = copy.withLock { ($0.head, $0.body) }
+        if let head { recorded(head, body) }
+        receiver.transportDidComplete(error)
     }
 }

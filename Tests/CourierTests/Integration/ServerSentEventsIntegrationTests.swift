@@ -116,6 +116,31 @@ final class ServerSentEventsIntegrationTests: XCTestCase {
         XCTAssertEqual(events.connectionCount, 1)
     }
 
+    func testARecordedEventStreamReplaysItsEventsOffline() async throws {
+        // Given a queue recording into an empty folder
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-sse-recording-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let sse = try HTTPBin.sseServer()
+        var recordingConfiguration = RequestQueueConfiguration.default
+        recordingConfiguration.transport = .recording(into: folder)
+        let recording = RequestQueue(configuration: recordingConfiguration, baseURL: sse)
+        var options = ServerSentEventOptions()
+        options.reconnects = false
+
+        // When the fixed stream is read live, then replayed from the recorded fixture
+        var live: [ServerSentEvent] = []
+        for try await event in recording.events(PathRequest<EmptyResponse>("/events/basic"), options: options) { live.append(event) }
+        var replayConfiguration = RequestQueueConfiguration.default
+        replayConfiguration.transport = .fixtures(try FixtureTransport(directory: folder))
+        let replay = RequestQueue(configuration: replayConfiguration, baseURL: sse)
+        var replayed: [ServerSentEvent] = []
+        for try await event in replay.events(PathRequest<EmptyResponse>("/events/basic"), options: options) { replayed.append(event) }
+
+        // Then both are the server's three events
+        XCTAssertEqual(live, Self.basicEvents)
+        XCTAssertEqual(replayed, Self.basicEvents)
+    }
+
     func testCancellingStopsTheConnection() async throws {
         let queue = try self.queue()
         // Given an endless stream being read
