@@ -40,7 +40,15 @@ final class FileSinkTests: DownloadTestCase {
         let observedFile = try await result(observed).get()
         XCTAssertEqual(observedFile.url, destination)
         XCTAssertEqual(observedFile.size, 10)
-        XCTAssertTrue(queue.isFinished(download.id))
+        // And the request is finished for anyone who looks once the result is delivered
+        let late = expectation(description: "late observer")
+        let finished = Recorder<Bool>()
+        queue.addObserver(for: download.id) { [queue] (_: Result<DownloadedFile, RequestError>) in
+            finished.append(queue!.isFinished(download.id))
+            late.fulfill()
+        }
+        await fulfillment(of: [late], timeout: 5)
+        XCTAssertEqual(finished.all, [true])
         // And the request asked for the bytes as stored, and no range
         XCTAssertEqual(exchange.request.value(forHTTPHeaderField: "Accept-Encoding"), "identity")
         XCTAssertNil(exchange.request.value(forHTTPHeaderField: "Range"))
