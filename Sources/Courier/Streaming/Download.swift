@@ -60,7 +60,9 @@ public final class Download: Sendable {
     }
 
     /// Stops the download; it ends with ``RequestError/cancelled`` and its partial data is
-    /// removed. The same as ``RequestQueue/cancel(_:)`` with ``id``. Does nothing once it has ended.
+    /// removed (what it wrote, or what it was sent to continue; a download cancelled before it was
+    /// sent leaves the destination's files alone). The same as ``RequestQueue/cancel(_:)`` with
+    /// ``id``, and as ``RequestQueue/cancelAll()``. Does nothing once it has ended.
     public func cancel() {
         cancel(keepingPartialData: false)
     }

@@ -14,12 +14,16 @@ public struct DownloadOptions: Sendable, Hashable {
     /// With `false` the download starts over, replacing any partial data.
     public var resumes: Bool = true
 
-    /// Whether a download that fails (the connection drops, the disk fills) keeps the bytes it
-    /// has so that a later download to the same destination continues them. Default: `true`.
+    /// Whether a download that fails (the connection drops, the disk fills, the server answers
+    /// 503) keeps its partial data, what it wrote or what it was continuing, so that a later
+    /// download to the same destination continues it. Default: `true`; with `false` a failed
+    /// download leaves nothing behind.
+    ///
     /// Partial data is kept only when it can be continued: the server gave a strong validator
-    /// (an entity tag, or a `Last-Modified` date a minute older than the response) and sent the
-    /// body without a content coding; otherwise it is removed. A cancelled download removes its
-    /// partial data unless cancelled with ``Download/cancel(keepingPartialData:)``.
+    /// (an entity tag, or a `Last-Modified` date a minute older than the response's `Date`), sent
+    /// the body without a content coding, and the request did not ask for a range of its own;
+    /// otherwise it is removed. A cancelled download removes its partial data unless cancelled
+    /// with ``Download/cancel(keepingPartialData:)``.
     public var keepsPartialDataOnFailure: Bool = true
 
     /// Default options: resume, and keep partial data on failure.
