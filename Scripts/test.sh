@@ -6,8 +6,9 @@
 # sink (Scripts/upload_sink.py), a forward proxy (Scripts/forward_proxy.py), a misbehaving server
 # (Scripts/hostile_server.py), a server-sent-events server (Scripts/sse_server.py, sse-starlette
 # under uvicorn; its URL in COURIER_SSE_URL) and nginx with TLS
-# (installed from Debian if missing; certificates from Scripts/make_test_certificates.py) on
-# others, waits until they answer, and then, with their URLs in the
+# (installed from Debian if missing; certificates from Scripts/make_test_certificates.py), which
+# also serves .build/static over plain HTTP for the download tests (COURIER_STATIC_URL and
+# COURIER_STATIC_DIR), on others, waits until they answer, and then, with their URLs in the
 # environment: on Linux checks Courier's libcurl declarations (Scripts/check-curl.sh), runs
 # `swift test` with the network tests through the curl transport and those tests again through
 # URLSession, then the same under ThreadSanitizer, then a bounded fuzz run of the parsers
@@ -88,6 +89,14 @@ tls=$PWD/.build/tls
 mkdir -p "$tls/logs" "$tls/temp"
 "$venv/bin/python" Scripts/make_test_certificates.py "$tls"
 tls_valid=$(free_port); tls_expired=$(free_port); tls_wrong=$(free_port)
+# The same nginx serves a folder of static files over plain HTTP, for the download tests: they
+# write files there and download them, with nginx's own ETag, Last-Modified, Range and If-Range.
+# Each response echoes the Range and If-Range it received (X-Received-Range, X-Received-If-Range),
+# and a request with X-Courier-Rate: BYTES is sent at that many bytes per second (to interrupt).
+static=$PWD/.build/static
+rm -rf "$static"
+mkdir -p "$static"
+static_port=$(free_port)
 tls_server() { # PORT CERTIFICATE
     cat <<CONF
     server {
@@ -114,9 +123,19 @@ http {
 $(tls_server "$tls_valid" valid)
 $(tls_server "$tls_expired" expired)
 $(tls_server "$tls_wrong" wrong-host)
+    map \$http_x_courier_rate \$courier_rate { default 0; "~^[0-9]+\$" \$http_x_courier_rate; }
+    server {
+        listen 127.0.0.1:$static_port;
+        root $static;
+        location / {
+            limit_rate \$courier_rate;
+            add_header X-Received-Range \$http_range always;
+            add_header X-Received-If-Range \$http_if_range always;
+        }
+    }
 }
 CONF
-echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host)"
+echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host), and static files on $static_port"
 "$nginx_bin" -c "$tls/nginx.conf" -p "$tls" 2>>"$log" &
 server_pids+=($!)
 wait_for "https://127.0.0.1:$tls_valid/" "${server_pids[-1]}" "nginx (TLS)" "$tls/ca.pem" "$tls/logs/error.log"
@@ -145,6 +164,7 @@ export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port" COURIER_PROXY_PORT="
 export COURIER_SSE_URL="http://127.0.0.1:$sse_port"
 export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
 export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
+export COURIER_STATIC_URL="http://127.0.0.1:$static_port" COURIER_STATIC_DIR="$static"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"
 export COURIER_REQUIRE_HTTPBIN=1
 if [ $# -gt 0 ]; then

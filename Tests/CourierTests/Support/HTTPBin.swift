@@ -32,6 +32,21 @@ enum HTTPBin {
                        + "or start it yourself and set COURIER_SSE_URL=http://127.0.0.1:PORT")
     }
 
+    /// nginx serving a folder of static files over plain HTTP (started by Scripts/test.sh): tests
+    /// write files into `directory` and fetch them from `url`. nginx answers `Range` and `If-Range`
+    /// itself (its ETag is the file's modification time and size), echoes what it received in
+    /// `X-Received-Range` and `X-Received-If-Range`, and sends a response at BYTES per second to a
+    /// request with `X-Courier-Rate: BYTES`.
+    static func staticFiles(file: StaticString = #filePath, line: UInt = #line) throws -> (url: URL, directory: URL) {
+        let message = "Download tests need nginx serving static files: run Scripts/test.sh, which starts it, or serve a "
+            + "folder yourself and set COURIER_STATIC_URL=http://127.0.0.1:PORT and COURIER_STATIC_DIR=/path/to/folder"
+        let url = try server("COURIER_STATIC_URL", file: file, line: line, missing: message)
+        guard let path = ProcessInfo.processInfo.environment["COURIER_STATIC_DIR"], !path.isEmpty else {
+            throw missing(message, file: file, line: line)
+        }
+        return (url, URL(fileURLWithPath: path, isDirectory: true))
+    }
+
     private static func server(_ variable: String, file: StaticString, line: UInt,
                                missing message: String = "Integration tests need a local httpbin: run Scripts/test.sh, "
                                    + "which installs and starts one, or start one yourself and set "

@@ -13,6 +13,11 @@ import FoundationNetworking
 /// queue calls `requestEnded` with the result it delivers, whichever way the request ended, and
 /// `settle` when a request ends from outside (cancelled, queue released).
 protocol ResponseSink: AnyObject, Sendable {
+    /// The request is about to be sent (every attempt, after the request's own hook; not again
+    /// for a redirect hop, which carries the headers on): a download asks for the rest of its
+    /// partial data here. Default: nothing.
+    func willSend(_ urlRequest: inout URLRequest)
+
     /// Whether this response's body is the one wanted.
     func accepts(_ head: HTTPURLResponse) -> Bool
 
@@ -32,6 +37,10 @@ protocol ResponseSink: AnyObject, Sendable {
 
     /// The request has ended with `result`, however it ended: release its consumer, clean up.
     func requestEnded(_ result: AnyResult)
+}
+
+extension ResponseSink {
+    func willSend(_ urlRequest: inout URLRequest) {}
 }
 
 /// What a sink wants after a chunk.

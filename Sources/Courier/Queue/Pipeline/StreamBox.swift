@@ -26,6 +26,7 @@ struct StreamBox<R: Request, Outcome: Response>: AnyRequestBox {
 
     func willSend(_ urlRequest: inout URLRequest) {
         request.willSend(&urlRequest)
+        sink?.willSend(&urlRequest)
     }
 
     func didSend(_ urlRequest: URLRequest) {
