@@ -144,10 +144,17 @@ extension URLError {
         case .unsupportedURL: name = "unsupported URL"
         case .secureConnectionFailed: name = "secure connection failed"
         case .cancelled: name = "cancelled"
+        case .cannotOpenFile: name = "cannot open file"
+        case .cannotCreateFile: name = "cannot create file"
+        case .cannotWriteToFile: name = "cannot write to file"
+        case .cannotMoveFile: name = "cannot move file"
         default: name = "URLError"
         }
         let url = failingURL.map { " for \($0.absoluteString.truncatedForMessages)" } ?? ""
-        return "\(name) (code \(code.rawValue))\(url)"
+        // Courier's own errors say what happened and what to do in their description; the
+        // platform's generic ones ("The operation could not be completed") add nothing.
+        let detail = (userInfo[NSLocalizedDescriptionKey] as? String).map { ": \($0)" } ?? ""
+        return "\(name) (code \(code.rawValue))\(url)\(detail)"
     }
 }
 

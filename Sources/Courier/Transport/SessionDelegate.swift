@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Synchronization
 
 /// Answers the two URLSession callbacks the queue needs while its data still flows through
 /// completion handlers (the fast path on Linux): redirects and authentication challenges.
@@ -21,9 +22,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
     private let transfers = Locked<[Int: Transfer]>([:])
 
-    /// A streamed task's receiver, and whether it has had its head.
+    /// A streamed task's receiver, whether it has had its head, and its byte counts (Linux's
+    /// URLSession counts received bytes of download tasks only).
     private struct Stream {
         let receiver: any TransportStreamReceiver
+        let counts: StreamCounts
         var hasHead = false
     }
     private let streams = Locked<[Int: Stream]>([:])
@@ -71,6 +74,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         if let receiver = streams.withLock({ streams -> (any TransportStreamReceiver)? in
             guard response is HTTPURLResponse else { return nil }
             streams[dataTask.taskIdentifier]?.hasHead = true
+            streams[dataTask.taskIdentifier]?.counts.expected.store(response.expectedContentLength, ordering: .relaxed)
             return streams[dataTask.taskIdentifier]?.receiver
         }) {
             receiver.transportDidReceive(response as! HTTPURLResponse)
@@ -86,9 +90,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        if let receiver = streams.withLock({ $0[dataTask.taskIdentifier]?.receiver }) {
+        if let stream = streams.withLock({ $0[dataTask.taskIdentifier] }) {
+            stream.counts.received.add(Int64(data.count), ordering: .relaxed)
             // A data task cannot pause: the demand is not followed (see makeStreamingTask).
-            _ = receiver.transportDidReceive(data)
+            _ = stream.receiver.transportDidReceive(data)
             return
         }
         let exceeded = transfers.withLock { transfers -> Bool in
@@ -120,8 +125,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     // MARK: - Streamed tasks
 
-    func register(_ task: URLSessionTask, receiver: any TransportStreamReceiver) {
-        streams.withLock { $0[task.taskIdentifier] = Stream(receiver: receiver) }
+    func register(_ task: URLSessionTask, receiver: any TransportStreamReceiver, counts: StreamCounts) {
+        streams.withLock { $0[task.taskIdentifier] = Stream(receiver: receiver, counts: counts) }
     }
 
     private func completeStream(_ stream: Stream, task: URLSessionTask, error: (any Error)?) {
@@ -152,4 +157,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func takeChallengedResponse(for taskIdentifier: Int) -> HTTPURLResponse? {
         challengedResponses.withLock { $0.removeValue(forKey: taskIdentifier) }
     }
+}
+
+/// The bytes a streamed URLSession task has received, and how many it expects (-1 when unknown).
+final class StreamCounts: Sendable {
+    let received = Atomic<Int64>(0)
+    let expected = Atomic<Int64>(-1)
 }

@@ -64,8 +64,9 @@ final class URLSessionTransport: Transport {
         } else {
             task = streamingSession.dataTask(with: request)
         }
-        streamingDelegate.register(task, receiver: receiver)
-        return SessionTask(task: task)
+        let counts = StreamCounts()
+        streamingDelegate.register(task, receiver: receiver, counts: counts)
+        return StreamingSessionTask(task: task, counts: counts)
     }
 
     func makeTask(
@@ -176,6 +177,19 @@ private struct SessionTask: TransportTask {
         TransferProgress(bytesSent: task.countOfBytesSent, totalBytesToSend: task.countOfBytesExpectedToSend,
                          bytesReceived: task.countOfBytesReceived,
                          totalBytesToReceive: task.countOfBytesExpectedToReceive)
+    }
+}
+
+/// A streamed task, whose received bytes the session's delegate counts.
+private struct StreamingSessionTask: TransportTask {
+    let task: URLSessionTask
+    let counts: StreamCounts
+    func resume() { task.resume() }
+    func cancel() { task.cancel() }
+    var progress: TransferProgress {
+        TransferProgress(bytesSent: task.countOfBytesSent, totalBytesToSend: task.countOfBytesExpectedToSend,
+                         bytesReceived: counts.received.load(ordering: .relaxed),
+                         totalBytesToReceive: counts.expected.load(ordering: .relaxed))
     }
 }
 

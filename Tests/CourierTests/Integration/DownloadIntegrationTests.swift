@@ -48,11 +48,6 @@ final class DownloadIntegrationTests: XCTestCase {
 
     func testDownloadsAreNotLimitedByTheMaximumResponseSize() async throws {
         // Given a queue that refuses bodies over 1 KiB
-        if !HTTPBin.usesURLSession {
-            throw XCTSkip("Known bug in the curl transport: CurlTransfer.receiveHeaderLine stops any transfer whose "
-                          + "Content-Length exceeds maximumResponseSize, streamed ones included (the limit is for buffered "
-                          + "tasks only). Remove this skip once the check is made for buffered delivery only.")
-        }
         let queue = try HTTPBin.queue { $0.maximumResponseSize = 1024 }
         let path = "/bytes/102400?seed=3"
 
@@ -89,11 +84,7 @@ final class DownloadIntegrationTests: XCTestCase {
         XCTAssertEqual(all.suffix(2), ["progress 102400", "result 102400"])
         let received = all.dropLast().compactMap { Int64($0.dropFirst("progress ".count)) }
         XCTAssertEqual(received, received.sorted(), "progress went back: \(all)")
-        // (URLSession's streamed tasks report no bytes until they end, a bug of that transport's
-        // progress; the curl transport reports them as they arrive)
-        if !HTTPBin.usesURLSession {
-            XCTAssertTrue(received.contains { $0 > 0 && $0 < 102_400 }, "no progress while the body arrived: \(all)")
-        }
+        XCTAssertTrue(received.contains { $0 > 0 && $0 < 102_400 }, "no progress while the body arrived: \(all)")
     }
 
     // MARK: - Resuming

@@ -191,12 +191,10 @@ final class StreamingIntegrationTests: XCTestCase {
         let request = PathRequest<EmptyResponse>(sse.absoluteString + "/events/endless?interval_ms=5&count=100000&session=\(session)")
         let outcomes = Recorder<Result<StreamedResponse, RequestError>>()
         let observed = expectation(description: "observed")
-        var id: RequestID?
 
         // When the consumer reads three events and stops
         do {
             let stream = queue.stream(request)
-            id = stream.id
             queue.addObserver(for: stream.id) { (result: Result<StreamedResponse, RequestError>) in
                 outcomes.append(result)
                 observed.fulfill()
@@ -214,7 +212,6 @@ final class StreamingIntegrationTests: XCTestCase {
         let outcome = try XCTUnwrap(outcomes.all.first).get()
         XCTAssertEqual(outcome.response.statusCode, 200)
         guard case .cancelled = outcome.ending else { return XCTFail("ended \(outcome.ending)") }
-        XCTAssertTrue(queue.isFinished(try XCTUnwrap(id)))
         // And the server saw the client go long before its 100,000 events
         let log = try await SSELog.waitUntilFinished(session: session, server: sse)
         XCTAssertEqual(log.disconnected, true)
