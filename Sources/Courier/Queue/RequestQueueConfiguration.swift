@@ -67,7 +67,7 @@ public struct RequestQueueConfiguration: Sendable {
     /// or while the body arrives), without buffering the rest. Default:
     /// ``defaultMaximumResponseSize`` (64 MiB): far more than any sane JSON, far below memory.
     /// `nil` for no limit. Streams (``RequestQueue/stream(_:priority:options:)``) and downloads
-    /// (`RequestQueue.download`) are not limited by it: they are the way
+    /// (``RequestQueue/download(_:to:priority:options:)``) are not limited by it: they are the way
     /// to receive larger bodies.
     ///
     /// The curl transport counts decoded bytes, so a compression bomb stops at the limit too, and

@@ -1,4 +1,4 @@
-// Mirrors the article "Streaming Responses and Server-Sent Events" (Courier.docc/StreamingResponses.md).
+// Mirrors the article "Streaming Responses, Server-Sent Events and Downloads" (Courier.docc/StreamingResponses.md).
 import Courier
 import Dispatch
 import Foundation
@@ -24,8 +24,17 @@ final class StreamingDocsTests: XCTestCase {
         var method: HTTPMethod { .get }
     }
 
+    // Streaming › Downloads to a file (verbatim)
+    struct CatalogRequest: Request {
+        typealias ResponseType = DownloadedFile
+        var path: String { "/catalog.zip" }
+        var method: HTTPMethod { .get }
+    }
+
     private func fixtures() -> FixtureTransport {
         let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/catalog.zip", headers: ["Content-Type": "application/zip", "ETag": "\"v1\""],
+                      body: Data(repeating: 0x50, count: 4096))
         fixtures.stub(.get, "/logs/tail", headers: ["Content-Type": "text/plain"], body: Data("started\r\nlistening on :8080\nready".utf8))
         // Streaming › Testing streams with fixtures (verbatim)
         fixtures.stub(.get, "/ticker", headers: ["Content-Type": "text/event-stream"],
@@ -101,6 +110,46 @@ final class StreamingDocsTests: XCTestCase {
         XCTAssertEqual(ServerSentEventOptions().reconnectionDelay, 3)
         XCTAssertEqual(ServerSentEventOptions().maximumEventSize, 8 << 20)
         events.cancel()
+    }
+
+    // Streaming › Downloads to a file
+    func testDownloadThenAPausedOneResumedLater() async throws {
+        let fixtures = fixtures()
+        let queue = DocsSupport.queue(fixtures)
+        let folder = try DocsSupport.temporaryFolder("download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let destination = folder.appendingPathComponent("catalog.zip")
+        let printed = Recorder<String>()
+        let print: @Sendable (Any...) -> Void = { printed.append($0.map { "\($0)" }.joined(separator: " ")) }
+
+        let download = queue.download(CatalogRequest(), to: destination)
+        queue.addProgressObserver(for: download.id) { progress in
+            print(progress.bytesReceived, "of", progress.totalBytesToReceive)
+        }
+        let file = try await download.file     // in place at `destination`
+        print(file.size, file.resumedAt)
+
+        XCTAssertEqual(printed.all.last, "4096 0")
+        XCTAssertEqual(try Data(contentsOf: destination), Data(repeating: 0x50, count: 4096))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["catalog.zip"])
+
+        // The pause-and-resume sample, with the first answer held so that the pause comes first.
+        try FileManager.default.removeItem(at: destination)
+        fixtures.holdsAnswers = true
+        let paused = queue.download(CatalogRequest(), to: destination)
+        _ = try await fixtures.waitForHeldRequests(1, timeout: 5)
+        paused.cancel(keepingPartialData: true)          // the user paused it
+        fixtures.holdsAnswers = false
+        _ = fixtures.releaseAll()
+        // … later, even in another process:
+        let resumed = try await queue.download(CatalogRequest(), to: destination).file
+        XCTAssertEqual(resumed.size, 4096)
+        do {
+            _ = try await paused.file
+            XCTFail("the paused download completed")
+        } catch {
+            guard case .cancelled = error else { return XCTFail("\(error)") }
+        }
     }
 
     // Streaming › Overview: the buffered limit's default and its advice.
