@@ -281,6 +281,10 @@ func slowConsumerChild(transport: CourierTransport, seconds: Int, baseURL: URL, 
         report.errors += 1
         report.firstError = report.firstError ?? error
     }
+    if outcome.complete, outcome.consumed != streamFileSize {
+        report.errors += 1
+        report.firstError = report.firstError ?? "the body had \(outcome.consumed) bytes, not \(streamFileSize)"
+    }
     withExtendedLifetime(queue) {}
     return report
 }
