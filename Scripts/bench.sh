@@ -2,8 +2,9 @@
 # Runs Courier's benchmark suite against a private nginx on 127.0.0.1.
 #
 # Installs nginx from Debian if it is missing, starts an instance of its own under .build/bench/
-# (own config, prefix and pid file, one worker, keep-alive, no access log) at a free port, serving
-# a ~200-byte JSON file, a 1 MiB file and an upload sink, waits until it answers, builds and runs
+# (own config, prefix and pid file, one worker, keep-alive, no access log, no gzip) at a free port,
+# serving a ~200-byte JSON file, a 1 MiB file, a 256 MiB and a 1 GiB file (sparse, made once) and
+# an upload sink, waits until it answers, builds and runs
 # the release benchmark (`CourierBench`) with its base URL, and stops nginx whatever happens.
 # The benchmark compares raw URLSession, Courier through its curl transport (the default on
 # Linux) and through URLSession, and curl's command line (/usr/bin/curl, which this script uses
@@ -11,7 +12,9 @@
 #
 # Extra arguments go to the benchmark (for example: Scripts/bench.sh --quick,
 # Scripts/bench.sh --only throughput-16, Scripts/bench.sh --list). The full run takes about
-# 4½ minutes on 2 cores when nothing else runs (longer when something does).
+# 5½ minutes on 2 cores when nothing else runs (longer when something does); the streaming
+# figures' files need 1.3 GB of disk under .build/bench/, and the download figure writes (and
+# deletes) a 1 GiB file there in every round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -34,6 +37,15 @@ JSON
 if [ ! -s "$www/large.bin" ] || [ "$(stat -c %s "$www/large.bin")" != 1048576 ]; then
     head -c 1048576 /dev/urandom >"$www/large.bin"
 fi
+# The streaming figures' bodies: sparse files (zeros; holes read from no disk), which nginx sends
+# as they are (gzip is off, and octet-stream would not be compressed anyway; checked below).
+for pair in stream-256MiB.bin:268435456 download-1GiB.bin:1073741824; do
+    name=${pair%%:*} size=${pair##*:}
+    if [ ! -f "$www/$name" ] || [ "$(stat -c %s "$www/$name")" != "$size" ]; then
+        rm -f "$www/$name"
+        truncate -s "$size" "$www/$name"
+    fi
+done
 
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null \
@@ -54,6 +66,7 @@ http {
     tcp_nodelay on;
     keepalive_timeout 300s;
     keepalive_requests 10000000;
+    gzip off;
     client_body_temp_path $prefix/temp/client_body;
     proxy_temp_path $prefix/temp/proxy;
     fastcgi_temp_path $prefix/temp/fastcgi;
@@ -66,6 +79,8 @@ http {
         root $www;
         location = /small.json { }
         location = /large.bin { }
+        location = /stream-256MiB.bin { }
+        location = /download-1GiB.bin { }
         # Counts accepted connections: the benchmark reports new connections per request.
         location = /status { stub_status; }
         # Upload sink: \`return\` makes nginx read the whole body and discard it (it must, to
@@ -117,6 +132,17 @@ if [ "$check" != "200/1/8388608 200/0" ]; then
     exit 1
 fi
 echo "==> Upload sink took an 8 MiB body whole and kept the connection"
+
+# The large bodies must come as they are, even to a client that accepts compression (Courier's
+# curl transport asks for every encoding libcurl decodes).
+for name in stream-256MiB.bin download-1GiB.bin; do
+    head=$(curl -sS -I -H 'Accept-Encoding: gzip, deflate, br' "$base/$name" | tr -d '\r')
+    if ! grep -qx "Content-Length: $(stat -c %s "$www/$name")" <<<"$head" || grep -qi '^Content-Encoding:' <<<"$head"; then
+        echo "nginx does not send $name as it is:" >&2
+        echo "$head" >&2
+        exit 1
+    fi
+done
 
 echo "==> Building CourierBench (release, scratch path .build-bench)"
 swift build -c release --scratch-path .build-bench --product CourierBench

@@ -20,6 +20,13 @@ struct ChildReport: Codable {
     var firstError: String?
     /// The `add` figure: seconds to release the queue and so cancel everything it held.
     var releaseSeconds: Double?
+    /// The slow consumer: VmRSS samples (bytes) over the window, its chunks, the largest chunk,
+    /// the bytes the transport delivered, and how the stream ended.
+    var samples: [Int]?
+    var chunks: Int?
+    var largestChunk: Int?
+    var bytesReceived: Int?
+    var ending: String?
 
     var growth: Double { Double(rssAfter - rssBefore) }
 }
@@ -40,7 +47,9 @@ func runChild(_ arguments: [String]) -> Never {
     guard arguments.count >= 3, let count = Int(arguments[1]), let baseURL = URL(string: arguments[2]) else {
         fail("usage: CourierBench child memory-raw|memory-curl|memory-urlsession|add COUNT BASE-URL"
             + " | load-raw|load-curl|load-urlsession COUNT BASE-URL [IN-FLIGHT]"
-            + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE")
+            + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
+            + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
+            + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL")
     }
     let kind = arguments[0]
     let small = baseURL.appendingPathComponent("small.json")
@@ -52,6 +61,14 @@ func runChild(_ arguments: [String]) -> Never {
     case "memory-curl", "memory-urlsession": memoryChild(count: count, client: CourierClient(
         childTransport(kind)!, baseURL: baseURL, maxConcurrentRequests: 16, request: { SmallEmptyRequest() }))
     case "add": addChild(count: count, baseURL: baseURL)
+    case "slow-curl", "slow-urlsession":
+        slowConsumerChild(transport: childTransport(kind)!, seconds: count, baseURL: baseURL,
+                          limitMiB: arguments.count > 3 ? Int(arguments[3]) ?? 16 : 16)
+    case "ttfb-send-curl", "ttfb-send-urlsession", "ttfb-stream-curl", "ttfb-stream-urlsession":
+        timeToFirstByteChild(kind: kind, count: count, baseURL: baseURL)
+    case "download-raw", "download-curl", "download-urlsession":
+        downloadChild(transport: childTransport(kind), baseURL: baseURL,
+                      file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "load-raw", "load-curl", "load-urlsession":
         loadChild(kind: kind, count: count, baseURL: baseURL, inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
     default: fail("unknown child \(kind)")
@@ -151,8 +168,11 @@ private struct CourierClientOn: LoadClient {
 }
 
 /// Runs `CourierBench child …` and decodes its report; nil (and a log line) when it fails.
-func spawnChild(_ arguments: [String], timeout: Double = 290) -> ChildReport? {
+func spawnChild(_ arguments: [String], timeout: Double = 290, environment: [String: String] = [:]) -> ChildReport? {
     let process = Process()
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         ?? CommandLine.arguments[0]
     process.executableURL = URL(fileURLWithPath: executable)
@@ -249,8 +269,8 @@ final class ChildTally {
     private var firstError: String?
 
     /// Runs a child (`spawnChild`) and counts its errors; nil when it failed.
-    func run(_ arguments: [String], timeout: Double = 290) -> ChildReport? {
-        guard let report = spawnChild(arguments, timeout: timeout) else {
+    func run(_ arguments: [String], timeout: Double = 290, environment: [String: String] = [:]) -> ChildReport? {
+        guard let report = spawnChild(arguments, timeout: timeout, environment: environment) else {
             failures += 1
             firstError = firstError ?? "child \(arguments.first ?? "") failed"
             return nil

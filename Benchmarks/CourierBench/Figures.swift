@@ -22,6 +22,11 @@ let allFigures: [Figure] = [
     Figure(key: "memory", title: "RSS growth over many requests, 16 in flight", needsServer: true, run: memoryFigure),
     Figure(key: "encoding", title: "Body encoding of a 10-field struct, JSON and form", needsServer: false, run: encodingFigure),
     Figure(key: "upload", title: "1 GiB multipart upload", needsServer: true, run: multipartUploadFigure),
+    Figure(key: "ttfb", title: "Time to first byte of a stream against a buffered request", needsServer: true,
+           run: timeToFirstByteFigure),
+    Figure(key: "slow-consumer", title: "Slow consumer (1 MB/s) of a 256 MiB stream, RSS", needsServer: true,
+           run: slowConsumerFigure),
+    Figure(key: "download", title: "1 GiB download to a file", needsServer: true, run: downloadFigure),
 ]
 
 // MARK: - Helpers

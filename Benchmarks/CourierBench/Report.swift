@@ -11,11 +11,12 @@ func ratioText(_ row: Row) -> String {
     row.ratio.map { String(format: "%.2f ×", $0) } ?? "—"
 }
 
-/// A ratio with its target and verdict: "3.81 × (≥ 2.50 ×) met"; `bold` marks the verdict for Markdown.
-func judgedRatio(_ ratio: Double?, _ target: Target, errors: Int, bold: Bool) -> String {
-    guard let ratio else { return "—" }
-    let text = String(format: "%.2f ×", ratio)
-    guard var verdict = target.verdict(ratio) else { return text }
+/// A ratio with its target and verdict: "3.81 × (≥ 2.50 ×) met"; `bold` marks the verdict for
+/// Markdown. A `valueAtMost` target is judged on `value` (Courier's median), not on the ratio.
+func judgedRatio(_ ratio: Double?, _ target: Target, value: Double? = nil, errors: Int, bold: Bool) -> String {
+    guard ratio != nil || value != nil else { return "—" }
+    let text = ratio.map { String(format: "%.2f ×", $0) } ?? "—"
+    guard var verdict = target.verdict(ratio, value: value) else { return text }
     if errors > 0 { verdict = "missed (errors)" }
     return "\(text) (\(target.text)) " + (bold ? "**\(verdict)**" : verdict)
 }
@@ -39,7 +40,7 @@ func networkTable(_ rows: [Row], bold: Bool) -> Table? {
         return [row.figure, row.variant, row.baselineName, cell(row.baseline, unit: row.unit),
                 cell(row.courier, unit: row.unit), cell(columns.urlSession, unit: row.unit),
                 cell(columns.commandLine, unit: row.unit), grouped(row.errors),
-                judgedRatio(row.ratio, row.target, errors: row.errors, bold: bold),
+                judgedRatio(row.ratio, row.target, value: row.courier?.median, errors: row.errors, bold: bold),
                 judgedRatio(Row.ratio(row.courier, columns.commandLine), columns.commandLineTarget, errors: row.errors, bold: bold),
                 judgedRatio(Row.ratio(columns.urlSession, row.baseline), .none, errors: 0, bold: bold)]
     }
@@ -152,10 +153,12 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
         ## How it is measured
 
         - **Server.** `Scripts/bench.sh` runs its own nginx (`worker_processes 1`, `keepalive_requests`
-          10,000,000, `access_log off`) on 127.0.0.1 at a free port, serving `/small.json` (~200 bytes),
-          `/large.bin` (1 MiB) and an upload sink at `/upload` (`return 200`, which makes nginx read and
-          discard the whole body to keep the connection; the script checks with an 8 MiB upload that the
-          whole body was read and the connection reused).
+          10,000,000, `access_log off`, `gzip off`) on 127.0.0.1 at a free port, serving `/small.json`
+          (~200 bytes), `/large.bin` (1 MiB), `/stream-256MiB.bin` and `/download-1GiB.bin` (sparse files
+          of zeros, made once; the script checks that they come uncompressed, with their full
+          Content-Length, even to a client that offers gzip) and an upload sink at `/upload` (`return 200`,
+          which makes nginx read and discard the whole body to keep the connection; the script checks with
+          an 8 MiB upload that the whole body was read and the connection reused).
         - **New connections.** Around each throughput round the benchmark reads nginx's `stub_status`
           (`/status`, from a session of its own) and reports the connections nginx accepted per 1,000
           requests in the row's note: a high number means libcurl is churning connections.
@@ -205,6 +208,24 @@ func markdownReport(_ rows: [Row], bench: Bench, date: Date, seconds: Double) ->
           curl's command line sends the file itself as the body (`-T FILE -X POST`, no
           `Expect: 100-continue`). MB/s counts the file's bytes; peak RSS is the child's VmHWM (for
           curl, its VmHWM sampled every 5 ms: `ru_maxrss` of a spawned child starts from the parent's peak).
+        - **Time to first byte.** One request at a time for `/small.json`, each contender on its own
+          queue (`maxConcurrentRequests` 1): `stream` timed from the call until the first body chunk is
+          in the consumer's hands (the rest of the body is read before the next request), against `async`
+          `send` of the same request timed to its result, through the same transport; a round's value is
+          its median request. Raw URLSession's data task (to its completion handler) is given for context.
+        - **Slow consumer.** A fresh process per round and transport: one warm-up request, VmRSS, VmHWM
+          reset (`/proc/self/clear_refs`), then `stream` of `/stream-256MiB.bin` read at 1 MB/s (after
+          each chunk the consumer sleeps until the bytes read so far have taken their time) for the
+          first \(options.slowSeconds) s (`--slow-seconds`); the value is VmHWM minus the VmRSS before (also
+          sampled every 50 ms). The URLSession transport cannot pause, so its stream has
+          `maximumBufferSize` \(options.slowLimitMiB) MiB (`--slow-limit-mib`) and is expected to end with
+          `streamLimitExceeded`: a contrast, not judged.
+        - **Download.** A fresh process per round: `/download-1GiB.bin` to a file under
+          `.build/bench/downloads` (deleted after each round) by `URLSession.downloadTask` (its
+          temporary file, which `TMPDIR` puts in the same directory, moved to the destination in the
+          completion handler), by Courier's `download` through each transport, and by curl's command
+          line (`curl -sS -o FILE`), each round after a `sync()` (untimed). MB/s counts the file's bytes over the time until the file is
+          complete at its destination; peak RSS is the process's VmHWM (curl's sampled every 5 ms).
         - **Noise.** The machine is a 2-core VM whose host shares its CPUs: the same raw URLSession
           loop moves by a third between rounds of one run and between runs minutes apart. The
           figures interleave contenders round by round so all see the same conditions, but
