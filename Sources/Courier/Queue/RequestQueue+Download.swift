@@ -32,10 +32,13 @@ extension RequestQueue {
         let sink = FileSink(destination: destination, options: options)
         let outcome = AwaitedResult()
         let box = StreamBox(request: request, sink: sink, outcome: DownloadedFile.self)
-        let (id, _) = enqueue(box: box, priority: priority, owner: nil, completion: { result in
+        // Started on the calling thread when it may start at once, as `stream` and `send` do.
+        let (id, mustStart) = enqueue(box: box, priority: priority, owner: nil, completion: { result in
             sink.requestEnded(result)
             outcome.resolve(result)
-        })
-        return Download(id: id, destination: destination, sink: sink, outcome: outcome, queue: self)
+        }, startsHere: true)
+        let download = Download(id: id, destination: destination, sink: sink, outcome: outcome, queue: self)
+        if mustStart { runClaimedStartLoopHere() }
+        return download
     }
 }

@@ -31,6 +31,7 @@ enum {
     COURIER_CURLOPT_TIMEOUT_MS = 155,
     COURIER_CURLOPT_LOW_SPEED_LIMIT = 19,
     COURIER_CURLOPT_LOW_SPEED_TIME = 20,
+    COURIER_CURLOPT_BUFFERSIZE = 98,
     // Easy options: pointer values (strings are copied by libcurl; lists and data are not)
     COURIER_CURLOPT_WRITEDATA = 10001,
     COURIER_CURLOPT_URL = 10002,

@@ -76,6 +76,7 @@ final class CurlEasy {
         case caFile(String)
         case idleTimeout(seconds: Int)
         case totalTimeout(milliseconds: Int)
+        case receiveBufferSize(Int)
     }
 
     /// Starts from a clean handle (libcurl keeps connections in the multi handle, not here) and
@@ -123,6 +124,7 @@ final class CurlEasy {
             setLong(COURIER_CURLOPT_LOW_SPEED_LIMIT, 1)
             return setLong(COURIER_CURLOPT_LOW_SPEED_TIME, seconds)
         case .totalTimeout(let milliseconds): return setLong(COURIER_CURLOPT_TIMEOUT_MS, milliseconds)
+        case .receiveBufferSize(let bytes): return setLong(COURIER_CURLOPT_BUFFERSIZE, bytes)
         }
     }
 

@@ -60,6 +60,11 @@ enum CurlSetup {
         if let bundle = options.certificateAuthorities { easy.set(.caFile(bundle)) }
         if let idle = options.idleTimeout { easy.set(.idleTimeout(seconds: idle)) }
         if let total = options.resourceTimeout { easy.set(.totalTimeout(milliseconds: total)) }
+        if case .streamed = transfer.delivery {
+            // Streams and downloads can be long: reading 128 KiB at a time rather than libcurl's
+            // 16 KiB makes eight times fewer reads, polls and chunks (curl's command line uses 100 KiB).
+            easy.set(.receiveBufferSize(128 << 10))
+        }
         return .success(exchange)
     }
 }

@@ -34,7 +34,7 @@ final class CurlTransport: Transport {
 
     /// Streams the body from the loop thread as libcurl decodes it; a receiver's pause leaves
     /// further bytes with libcurl (`CURL_WRITEFUNC_PAUSE`), so a paused stream holds at most one
-    /// more chunk (16 KiB, more when libcurl decompresses) until `resumeDelivery`.
+    /// more chunk (up to 128 KiB, its receive buffer, more when libcurl decompresses) until `resumeDelivery`.
     func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
         CurlTask(transfer: CurlTransfer(request: request, completionQueue: completionQueue, delivery: .streamed(receiver)), loop: loop)
     }
