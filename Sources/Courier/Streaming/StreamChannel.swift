@@ -14,18 +14,27 @@ final class StreamChannel: ResponseSink {
         var head: HTTPURLResponse?
         /// The error the request ended with before its head arrived.
         var failure: RequestError?
+        /// Consumers waiting for the body, and for the head: told apart so that the head does not
+        /// wake a reader of the body for nothing (a wake-up is a thread switch).
         var waiters: [UnsafeContinuation<Void, Never>] = []
+        var headWaiters: [UnsafeContinuation<Void, Never>] = []
         /// Counts changes, so that a consumer waits only if nothing changed since it looked.
         var version: UInt64 = 0
         var resumeTransfer: (@Sendable () -> Void)?
         /// Cancels the request; set once it has an ID.
         var cancelRequest: (@Sendable () -> Void)?
 
-        /// Records a change and returns the consumers to wake for it.
-        mutating func takeWaiters() -> [UnsafeContinuation<Void, Never>] {
+        /// Records a change and returns the consumers to wake for it: those of the body, of the
+        /// head, or both.
+        mutating func takeWaiters(body: Bool = true, head: Bool = true) -> [UnsafeContinuation<Void, Never>] {
             version &+= 1
-            defer { waiters = [] }
-            return waiters
+            var woken: [UnsafeContinuation<Void, Never>] = []
+            if body { swap(&woken, &waiters) }
+            if head {
+                woken += headWaiters
+                headWaiters = []
+            }
+            return woken
         }
     }
 
@@ -50,7 +59,7 @@ final class StreamChannel: ResponseSink {
         let waiters = state.withLock { state in
             state.head = head
             state.resumeTransfer = resumeTransfer
-            return state.takeWaiters()
+            return state.takeWaiters(body: false)
         }
         for waiter in waiters { waiter.resume() }
         return nil
@@ -58,7 +67,7 @@ final class StreamChannel: ResponseSink {
 
     func write(_ chunk: Data) -> SinkDemand {
         let (appended, waiters) = state.withLock { state in
-            (state.buffer.append(chunk), state.takeWaiters())
+            (state.buffer.append(chunk), state.takeWaiters(head: false))
         }
         for waiter in waiters { waiter.resume() }
         switch appended {
@@ -116,7 +125,7 @@ final class StreamChannel: ResponseSink {
                 return (nil, state.version)
             }
             if let step { return try step.get() }
-            await waitForChange(since: version)
+            await waitForChange(since: version, forHead: true)
         }
     }
 
@@ -167,13 +176,17 @@ final class StreamChannel: ResponseSink {
 
     /// Suspends until something changes after `version`, or returns at once if the task is
     /// cancelled (which ends the stream).
-    private func waitForChange(since version: UInt64) async {
+    private func waitForChange(since version: UInt64, forHead: Bool = false) async {
         await withTaskCancellationHandler {
             await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
                 // Checked under the lock: a change since the caller looked resumes it at once.
                 let resumeNow = state.withLock { state -> Bool in
                     if Task.isCancelled || state.version != version { return true }
-                    state.waiters.append(continuation)
+                    if forHead {
+                        state.headWaiters.append(continuation)
+                    } else {
+                        state.waiters.append(continuation)
+                    }
                     return false
                 }
                 if resumeNow { continuation.resume() }

@@ -65,9 +65,11 @@ final class StreamingDocsTests: XCTestCase {
         }
         await fulfillment(of: [observed], timeout: 5)
 
+        // The observer runs on the callback queue while the lines are read: its line may come
+        // anywhere among them.
         XCTAssertEqual(head.statusCode, 200)
-        XCTAssertEqual(Array(printed.all.prefix(3)), ["started", "listening on :8080", "ready"])
-        XCTAssertEqual(printed.all.last, "200 33 finished")
+        XCTAssertEqual(printed.all.filter { $0 != "200 33 finished" }, ["started", "listening on :8080", "ready"])
+        XCTAssertEqual(printed.all.filter { $0 == "200 33 finished" }.count, 1)
     }
 
     // Streaming › Memory and back-pressure
@@ -129,7 +131,9 @@ final class StreamingDocsTests: XCTestCase {
         let file = try await download.file     // in place at `destination`
         print(file.size, file.resumedAt)
 
-        XCTAssertEqual(printed.all.last, "4096 0")
+        // `file` does not wait for the callback queue, where progress is reported: the last report
+        // may come after it.
+        XCTAssertTrue(printed.all.contains("4096 0"), "\(printed.all)")
         XCTAssertEqual(try Data(contentsOf: destination), Data(repeating: 0x50, count: 4096))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["catalog.zip"])
 

@@ -5,8 +5,9 @@ import FoundationNetworking
 #endif
 
 /// Receives one streamed attempt from the transport (see ``TransportStreamReceiver``) and passes
-/// it through its ``StreamGate``: heads go to the queue's work queue for a decision; the body goes
-/// to the request's sink, or is buffered for the queue; the end goes to the queue, once.
+/// it through its ``StreamGate``: heads go to the queue for a decision (on its work queue, or at
+/// once when no user code takes part); the body goes to the request's sink, or is buffered for
+/// the queue; the end goes to the queue's work queue, once.
 ///
 /// Sink writes happen under the receiver's lock, so that chunks held during a decision reach the
 /// sink before any that arrive after it, on transports that keep delivering meanwhile.
@@ -44,6 +45,11 @@ final class StreamReceiver: TransportStreamReceiver {
 
     func transportDidReceive(_ response: HTTPURLResponse) {
         guard state.withLock({ $0.gate.receiveHead(response) }) else { return }
+        // Decided here, on the transport's thread, when no user code takes part in the decision:
+        // the first chunk then goes straight to the sink, without a hop, a hold and a pause.
+        if let queue = queue.queue, queue.decidesHeadsWhereTheyArrive {
+            return queue.streamHeadArrived(attempt, slot: slot, receiver: self, head: response)
+        }
         onWorkQueue { queue in queue.streamHeadArrived(self.attempt, slot: self.slot, receiver: self, head: response) }
     }
 
@@ -105,7 +111,9 @@ final class StreamReceiver: TransportStreamReceiver {
         }
         if let openError {
             task?.cancel()
-            queue.queue?.fail(attempt.id, urlRequest: attempt.current.urlRequest, error: openError)
+            // Failing runs the request's delegate hooks: never on the transport's thread.
+            let attempt = self.attempt
+            onWorkQueue { queue in queue.fail(attempt.id, urlRequest: attempt.current.urlRequest, error: openError) }
         }
         if sinkFailed { task?.cancel() }
         if let end {

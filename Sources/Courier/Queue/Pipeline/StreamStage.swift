@@ -10,7 +10,15 @@ import FoundationNetworking
 /// and 3 as usual (redirects, refresh, validation, retries). An accepted head commits the body
 /// to the sink: from then on the request has no timeout and no retry, and its end is the sink's.
 extension RequestQueue {
-    /// Decides on a streamed attempt's response head (on the work queue).
+    /// Whether a streamed head may be decided on the transport's thread: without a queue delegate
+    /// (told of the head) or an authenticator (asked whether it refuses credentials), the decision
+    /// runs no user code, which the transport's thread must never wait for.
+    var decidesHeadsWhereTheyArrive: Bool {
+        delegate == nil && configuration.authenticator == nil
+    }
+
+    /// Decides on a streamed attempt's response head: on the work queue, or where it arrived when
+    /// ``decidesHeadsWhereTheyArrive``.
     func streamHeadArrived(_ attempt: Attempt, slot: Once, receiver: StreamReceiver, head: HTTPURLResponse) {
         guard let sink = attempt.box.sink, state.withLock({ $0.isActive(attempt.id) }) else {
             // Ended meanwhile (cancelled, timed out): its task was cancelled with it.

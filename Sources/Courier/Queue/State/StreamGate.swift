@@ -4,7 +4,8 @@ import FoundationNetworking
 #endif
 
 /// One streamed attempt's way from the transport to its sink: the queue decides on each response
-/// head (on its work queue) whether the body goes to the sink or is buffered like any response
+/// head (on its work queue, or where the head arrived) whether the body goes to the sink or is
+/// buffered like any response
 /// (a redirect, refused credentials, a rejected status); chunks that arrive meanwhile are held.
 ///
 /// Invariants, checked by `StreamGateTests`:
