@@ -15,7 +15,12 @@ public struct StreamOptions: Sendable, Hashable {
     /// Bytes that may wait for the consumer at the most, on a transport that keeps delivering
     /// after being asked to pause: past it the stream ends with
     /// ``RequestError/streamLimitExceeded(_:)`` (``StreamLimit/bufferSize(_:)``) rather than
-    /// letting memory grow without bound. Default: 64 MiB.
+    /// holding more. Default: 64 MiB.
+    ///
+    /// This bounds what Courier holds. Linux's URLSession reads ahead of its delegate and queues
+    /// what it read for it: in Courier's benchmark, on a fast loopback server and a busy machine,
+    /// it sometimes held most of a 256 MiB body after the stream had ended at this limit. Use the
+    /// curl transport (the default on Linux) where memory must stay bounded.
     public var maximumBufferSize: Int = 64 << 20
 
     /// The longest line ``ResponseStream/lines`` yields, in bytes; a longer one ends the stream with
