@@ -129,6 +129,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         streams.withLock { $0[task.taskIdentifier] = Stream(receiver: receiver, counts: counts) }
     }
 
+    /// Ends a streamed task's delivery with ``RequestError/cancelled``, once; what URLSession
+    /// still hands over for it is dropped.
+    func cancelStream(of task: URLSessionTask) {
+        guard let stream = streams.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        stream.receiver.transportDidComplete(.cancelled)
+    }
+
     private func completeStream(_ stream: Stream, task: URLSessionTask, error: (any Error)?) {
         let url = task.originalRequest?.url
         if let error {

@@ -66,7 +66,7 @@ final class URLSessionTransport: Transport {
         }
         let counts = StreamCounts()
         streamingDelegate.register(task, receiver: receiver, counts: counts)
-        return StreamingSessionTask(task: task, counts: counts)
+        return StreamingSessionTask(task: task, counts: counts, delegate: streamingDelegate)
     }
 
     func makeTask(
@@ -184,8 +184,16 @@ private struct SessionTask: TransportTask {
 private struct StreamingSessionTask: TransportTask {
     let task: URLSessionTask
     let counts: StreamCounts
+    let delegate: SessionDelegate
     func resume() { task.resume() }
-    func cancel() { task.cancel() }
+
+    /// Completes the stream with ``RequestError/cancelled`` at once: URLSession reads on after a
+    /// cancel and hands its delegate everything it read before it says the task ended, which
+    /// took up to minutes under ThreadSanitizer for an endless body.
+    func cancel() {
+        task.cancel()
+        delegate.cancelStream(of: task)
+    }
     var progress: TransferProgress {
         TransferProgress(bytesSent: task.countOfBytesSent, totalBytesToSend: task.countOfBytesExpectedToSend,
                          bytesReceived: counts.received.load(ordering: .relaxed),
