@@ -35,7 +35,9 @@ public protocol RequestQueueDelegate: Sendable {
 
     /// Called when a request ends with an error, whatever the error. `request` is `nil`
     /// when it failed before a URL request could be made (an invalid URL or parameters,
-    /// or it was cancelled while waiting).
+    /// or it was cancelled while waiting). A stream or download that failed or was cancelled
+    /// after its response head counts too, though its observers get a ``StreamedResponse``
+    /// saying so.
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError)
 
     /// Called once when a request ends, whatever its result, after `didFailWith` and before

@@ -203,6 +203,31 @@ final class StreamQueueTests: XCTestCase {
         guard case .cancelled = outcome.ending else { return XCTFail("\(outcome.ending)") }
     }
 
+    func testDelegatesAreToldOfAStreamThatFailedAfterItsHead() async throws {
+        // Given a queue whose delegate records failures, and a stream committed to its consumer
+        let transport = ScriptedStreamTransport()
+        let failures = Recorder<String>()
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.transport = .custom { _ in transport }
+        let queue = RequestQueue(configuration: configuration, delegate: FailureLog(failures),
+                                 baseURL: URL(string: "https://api.example.com"))
+        let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
+        let task = try XCTUnwrap(transport.task(0))
+        task.head(200)
+        _ = try await stream.response
+
+        // When the connection is lost mid-body
+        task.chunk("partial")
+        task.end(.transportFailed(URLError(.networkConnectionLost)))
+        let result = await outcome(of: stream.id, on: queue)
+
+        // Then the observers' outcome says how it ended, and the delegate was told of the failure once
+        guard case .failed(.transportFailed) = try result.get().ending else { return XCTFail("\(result)") }
+        XCTAssertEqual(failures.all.count, 1)
+        XCTAssertTrue(failures.all.first?.contains("network connection lost") == true, "\(failures.all)")
+    }
+
     func testLettingGoOfTheStreamCancelsTheRequest() async throws {
         // Given a committed stream nobody reads
         let transport = ScriptedStreamTransport()
@@ -326,5 +351,14 @@ extension Result where Failure == RequestError {
     var failureStatusCode: Int? {
         if case .failure(let error) = self { return error.statusCode }
         return nil
+    }
+}
+
+/// Records the failures a queue's delegate is told of.
+private final class FailureLog: RequestQueueDelegate {
+    let log: Recorder<String>
+    init(_ log: Recorder<String>) { self.log = log }
+    func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {
+        log.append("\(error)")
     }
 }

@@ -35,7 +35,9 @@ extension RequestQueue {
 
     /// Tells delegates of a failure, then hands the result to its observers.
     func conclude(_ claim: QueueState.Claim) {
-        if case .failure(let error) = claim.result {
+        // A stream that failed or was cancelled after its head ended with a `StreamedResponse`
+        // saying so: a failure for the delegates all the same.
+        if let error = claim.result.endingError {
             delegate?.requestQueue(self, didFailWith: claim.urlRequest, error: error)
             claim.box.didFail(claim.urlRequest, error: error)
         }
