@@ -20,6 +20,7 @@ final class ExchangeTransport: Transport {
         private let wire: DispatchQueue
         private let state = Locked((completed: false, cancelled: false, resumes: 0))
         private let resumed = DispatchSemaphore(value: 0)
+        private let cancelled = DispatchSemaphore(value: 0)
 
         init(request: URLRequest, receiver: any TransportStreamReceiver, wire: DispatchQueue) {
             self.request = request
@@ -61,11 +62,37 @@ final class ExchangeTransport: Transport {
             wire.sync { complete(error) }
         }
 
+        /// Sends a chunk of text.
+        @discardableResult
+        func send(_ text: String) -> TransportDemand? {
+            send(Data(text.utf8))
+        }
+
         /// Whether the queue cancelled the task.
         var wasCancelled: Bool { state.withLock { $0.cancelled } }
 
+        /// How many times the receiver let a paused transfer go on.
+        var resumes: Int { state.withLock { $0.resumes } }
+
+        /// Waits until the queue cancels the task (5 seconds at most); false if it did not.
+        func waitUntilCancelled() -> Bool {
+            if wasCancelled { return true }
+            return cancelled.wait(timeout: .now() + 5) == .success || wasCancelled
+        }
+
+        /// Waits until the receiver lets the transfer go on once more than `count` times (5 seconds
+        /// at most); false if it did not.
+        func waitForResumes(moreThan count: Int) -> Bool {
+            let deadline = DispatchTime.now() + 5
+            while resumes <= count {
+                guard resumed.wait(timeout: deadline) == .success else { return false }
+            }
+            return true
+        }
+
         fileprivate func cancel() {
             state.withLock { $0.cancelled = true }
+            cancelled.signal()
             wire.async { self.complete(.cancelled) }
         }
 

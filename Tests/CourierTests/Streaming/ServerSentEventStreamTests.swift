@@ -5,9 +5,9 @@ import FoundationNetworking
 import XCTest
 @testable import Courier
 
-/// Reconnection and limits of `ServerSentEventStream`, driven by hand with `ScriptedStreamTransport`.
+/// Reconnection and limits of `ServerSentEventStream`, driven by hand with `ExchangeTransport`.
 final class ServerSentEventStreamTests: XCTestCase {
-    private let transport = ScriptedStreamTransport()
+    private let transport = ExchangeTransport()
     private lazy var queue: RequestQueue = {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
@@ -36,19 +36,19 @@ final class ServerSentEventStreamTests: XCTestCase {
         }
 
         // When the first connection delivers two events and is lost
-        let first = try XCTUnwrap(transport.task(0))
+        let first = try transport.next()
         XCTAssertEqual(first.request.value(forHTTPHeaderField: "Accept"), "text/event-stream")
         XCTAssertEqual(first.request.value(forHTTPHeaderField: "Cache-Control"), "no-store")
         XCTAssertNil(first.request.value(forHTTPHeaderField: "Last-Event-ID"))
-        first.head(200, headers: eventStream)
-        first.chunk("id: 7\ndata: a\n\ndata: b\n\n")
-        first.end(.transportFailed(URLError(.networkConnectionLost)))
+        first.head(200, eventStream)
+        first.send("id: 7\ndata: a\n\ndata: b\n\n")
+        first.finish(.transportFailed(URLError(.networkConnectionLost)))
 
         // Then the next connection asks to resume after event 7, and its event follows
-        let second = try XCTUnwrap(transport.task(1))
+        let second = try transport.next()
         XCTAssertEqual(second.request.value(forHTTPHeaderField: "Last-Event-ID"), "7")
-        second.head(200, headers: eventStream)
-        second.chunk("id: 8\ndata: c\n\n")
+        second.head(200, eventStream)
+        second.send("id: 8\ndata: c\n\n")
         let received = try await reading.value
         XCTAssertEqual(received, [
             ServerSentEvent(data: "a", lastEventID: "7"),
@@ -68,16 +68,15 @@ final class ServerSentEventStreamTests: XCTestCase {
         }
 
         // When three connections in a row are refused
-        for index in 0..<3 {
-            let task = try XCTUnwrap(transport.task(index))
-            task.end(.transportFailed(URLError(.cannotConnectToHost)))
+        for _ in 0..<3 {
+            try transport.next().finish(.transportFailed(URLError(.cannotConnectToHost)))
         }
 
         // Then the stream fails with that error, and no fourth connection is made
         let result = await reading.result
         guard case .failure(RequestError.transportFailed(let error)) = result else { return XCTFail("\(result)") }
         XCTAssertEqual(error.code, .cannotConnectToHost)
-        XCTAssertEqual(transport.taskCount, 3)
+        XCTAssertEqual(transport.all.count, 3)
         XCTAssertEqual(events.connectionCount, 3)
     }
 
@@ -91,15 +90,15 @@ final class ServerSentEventStreamTests: XCTestCase {
         }
 
         // When a small event, then an endless one arrive
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200, headers: eventStream)
-        task.chunk("data: ok\n\ndata: " + String(repeating: "x", count: 64))
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.send("data: ok\n\ndata: " + String(repeating: "x", count: 64))
 
         // Then the stream fails with the limit, the connection is stopped and not made again
         let result = await reading.result
         guard case .failure(RequestError.streamLimitExceeded(.eventSize(16))) = result else { return XCTFail("\(result)") }
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
-        XCTAssertEqual(transport.taskCount, 1)
+        XCTAssertTrue(task.waitUntilCancelled())
+        XCTAssertEqual(transport.all.count, 1)
     }
 
     func testWithoutReconnectionTheEndOfTheConnectionEndsTheStream() async throws {
@@ -109,13 +108,13 @@ final class ServerSentEventStreamTests: XCTestCase {
             for try await event in events { out.append(event.data) }
             return out
         }
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200, headers: ["Content-Type": "text/event-stream; charset=utf-8"])
-        task.chunk("data: only\n\ndata: unfinished")
-        task.end()
+        let task = try transport.next()
+        task.head(200, ["Content-Type": "text/event-stream; charset=utf-8"])
+        task.send("data: only\n\ndata: unfinished")
+        task.finish()
         let received = try await reading.value
         XCTAssertEqual(received, ["only"])
-        XCTAssertEqual(transport.taskCount, 1)
+        XCTAssertEqual(transport.all.count, 1)
     }
 
     func testCancellingDuringTheReconnectionDelayEndsAtOnce() async throws {
@@ -124,9 +123,9 @@ final class ServerSentEventStreamTests: XCTestCase {
         let reading = Task {
             for try await _ in events {}
         }
-        let task = try XCTUnwrap(transport.task(0))
-        task.head(200, headers: eventStream)
-        task.end()
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.finish()
 
         // When it is cancelled during the wait
         let waiting = expectation(description: "ended")
@@ -139,7 +138,7 @@ final class ServerSentEventStreamTests: XCTestCase {
         // Then reading ends with cancelled well before the hour, without another connection
         await fulfillment(of: [waiting], timeout: 10)
         guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
-        XCTAssertEqual(transport.taskCount, 1)
+        XCTAssertEqual(transport.all.count, 1)
     }
 
     func testA204EndsTheStreamCleanly() async throws {
@@ -149,11 +148,11 @@ final class ServerSentEventStreamTests: XCTestCase {
             for try await _ in events { count += 1 }
             return count
         }
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(204)
-        task.end()
+        task.finish()
         let count = try await reading.value
         XCTAssertEqual(count, 0)
-        XCTAssertEqual(transport.taskCount, 1)
+        XCTAssertEqual(transport.all.count, 1)
     }
 }

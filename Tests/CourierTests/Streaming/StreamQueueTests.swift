@@ -5,9 +5,9 @@ import FoundationNetworking
 import XCTest
 @testable import Courier
 
-/// Streams through the queue, driven by hand with `ScriptedStreamTransport`: no network, no timing.
+/// Streams through the queue, driven by hand with `ExchangeTransport`: no network, no timing.
 final class StreamQueueTests: XCTestCase {
-    private func makeQueue(_ transport: ScriptedStreamTransport,
+    private func makeQueue(_ transport: ExchangeTransport,
                            configure: (inout RequestQueueConfiguration) -> Void = { _ in }) -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
@@ -21,12 +21,12 @@ final class StreamQueueTests: XCTestCase {
 
     /// A stream whose 200 head has been accepted, with its queue and its transport task to drive it.
     private func committedStream(options: StreamOptions = StreamOptions())
-        async throws -> (queue: RequestQueue, stream: ResponseStream, task: ScriptedStreamTransport.Task) {
-        let transport = ScriptedStreamTransport()
+        async throws -> (queue: RequestQueue, stream: ResponseStream, task: ExchangeTransport.Exchange) {
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport)
         committedQueue = queue
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"), options: options)
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(200)
         _ = try await stream.response
         return (queue, stream, task)
@@ -45,13 +45,13 @@ final class StreamQueueTests: XCTestCase {
         let (_, stream, task) = try await committedStream(options: options)
 
         // When 5 then 4 bytes arrive and nobody reads
-        let first = task.chunk("12345")
-        let second = task.chunk("6789")
+        let first = task.send("12345")
+        let second = task.send("6789")
 
         // Then the second fills the buffer and asks the transport to pause
         XCTAssertEqual(first, .more)
         XCTAssertEqual(second, .pause)
-        XCTAssertEqual(task.resumeDeliveryCount, 0)
+        XCTAssertEqual(task.resumes, 0)
 
         // When the consumer reads one chunk (5 bytes out, 4 left: half the buffer)
         var iterator = stream.makeAsyncIterator()
@@ -59,9 +59,9 @@ final class StreamQueueTests: XCTestCase {
 
         // Then the transfer is asked to go on, once
         XCTAssertEqual(chunk, Data("12345".utf8))
-        XCTAssertTrue(task.resumeDeliverySignal.wait(seconds: 5))
-        XCTAssertEqual(task.resumeDeliveryCount, 1)
-        task.end()
+        XCTAssertTrue(task.waitForResumes(moreThan: 0))
+        XCTAssertEqual(task.resumes, 1)
+        task.finish()
         let rest = try await iterator.next()
         XCTAssertEqual(rest, Data("6789".utf8))
         let end = try await iterator.next()
@@ -76,13 +76,13 @@ final class StreamQueueTests: XCTestCase {
         let (queue, stream, task) = try await committedStream(options: options)
 
         // When 9 bytes arrive without the consumer reading
-        task.chunk("1234")
-        task.chunk("5678")
-        task.chunk("9")
+        task.send("1234")
+        task.send("5678")
+        task.send("9")
 
         // Then the transfer is stopped, the consumer gets the limit error at once, and the
         // outcome says the stream failed with it
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertTrue(task.waitUntilCancelled())
         do {
             for try await _ in stream { XCTFail("a chunk after the overflow") }
         } catch .streamLimitExceeded(.bufferSize(let limit)) {
@@ -95,39 +95,39 @@ final class StreamQueueTests: XCTestCase {
 
     func testFailureBeforeTheHeadIsRetriedAndTheConsumerSeesOnlyTheSecondBody() async throws {
         // Given a retry policy without delay
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport) { $0.retryPolicy = RetryPolicy(baseDelay: 0, jitter: 0) }
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
 
         // When the first attempt answers 503 with a body, and the second 200
-        let first = try XCTUnwrap(transport.task(0))
+        let first = try transport.next()
         first.head(503)
-        first.chunk("busy")
-        first.end()
-        let second = try XCTUnwrap(transport.task(1))
+        first.send("busy")
+        first.finish()
+        let second = try transport.next()
         second.head(200)
-        second.chunk("fresh")
-        second.end()
+        second.send("fresh")
+        second.finish()
 
         // Then the stream is the second response's body only
         var body = Data()
         for try await chunk in stream { body.append(chunk) }
         XCTAssertEqual(String(decoding: body, as: UTF8.self), "fresh")
-        XCTAssertEqual(transport.taskCount, 2)
+        XCTAssertEqual(transport.all.count, 2)
     }
 
     func testFailureAfterTheHeadEndsTheStreamWithoutARetry() async throws {
         // Given a retry policy that retries lost connections
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport) { $0.retryPolicy = RetryPolicy(baseDelay: 0, jitter: 0) }
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(200)
         _ = try await stream.response
 
         // When the connection is lost after a chunk
-        task.chunk("partial")
-        task.end(.transportFailed(URLError(.networkConnectionLost)))
+        task.send("partial")
+        task.finish(.transportFailed(URLError(.networkConnectionLost)))
 
         // Then the consumer gets the chunk, then the error; nothing is sent again
         var iterator = stream.makeAsyncIterator()
@@ -141,25 +141,25 @@ final class StreamQueueTests: XCTestCase {
         }
         let result = await outcome(of: stream.id, on: queue)
         guard case .failed(.transportFailed) = try result.get().ending else { return XCTFail("\(result)") }
-        XCTAssertEqual(transport.taskCount, 1)
+        XCTAssertEqual(transport.all.count, 1)
     }
 
     func testRefusedCredentialsAreRefreshedBeforeTheBodyStreams() async throws {
         // Given an authenticator whose first token is refused
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let authenticator = CountingAuthenticator()
         let queue = makeQueue(transport) { $0.authenticator = authenticator }
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
 
         // When the first attempt gets a 401 and the retry a 200
-        let first = try XCTUnwrap(transport.task(0))
+        let first = try transport.next()
         XCTAssertEqual(first.request.value(forHTTPHeaderField: "Authorization"), "Bearer 0")
         first.head(401)
-        first.end()
-        let second = try XCTUnwrap(transport.task(1))
+        first.finish()
+        let second = try transport.next()
         second.head(200)
-        second.chunk("ok")
-        second.end()
+        second.send("ok")
+        second.finish()
 
         // Then the stream carries the retry's body, sent with the refreshed token
         var body = Data()
@@ -171,12 +171,12 @@ final class StreamQueueTests: XCTestCase {
 
     func testCancellingByIDEndsTheConsumerAndTheOutcomeOnce() async throws {
         // Given a committed stream
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport)
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(200)
-        task.chunk("a")
+        task.send("a")
         _ = try await stream.response
         let outcomes = Recorder<Result<StreamedResponse, RequestError>>()
         let observed = expectation(description: "observed")
@@ -189,7 +189,7 @@ final class StreamQueueTests: XCTestCase {
         queue.cancel(stream.id)
 
         // Then the transfer is stopped, reading throws cancelled, and one outcome says so with the head
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertTrue(task.waitUntilCancelled())
         do {
             for try await _ in stream {}
             XCTFail("no error")
@@ -205,7 +205,7 @@ final class StreamQueueTests: XCTestCase {
 
     func testDelegatesAreToldOfAStreamThatFailedAfterItsHead() async throws {
         // Given a queue whose delegate records failures, and a stream committed to its consumer
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let failures = Recorder<String>()
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
@@ -213,13 +213,13 @@ final class StreamQueueTests: XCTestCase {
         let queue = RequestQueue(configuration: configuration, delegate: FailureLog(failures),
                                  baseURL: URL(string: "https://api.example.com"))
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(200)
         _ = try await stream.response
 
         // When the connection is lost mid-body
-        task.chunk("partial")
-        task.end(.transportFailed(URLError(.networkConnectionLost)))
+        task.send("partial")
+        task.finish(.transportFailed(URLError(.networkConnectionLost)))
         let result = await outcome(of: stream.id, on: queue)
 
         // Then the observers' outcome says how it ended, and the delegate was told of the failure once
@@ -230,11 +230,11 @@ final class StreamQueueTests: XCTestCase {
 
     func testLettingGoOfTheStreamCancelsTheRequest() async throws {
         // Given a committed stream nobody reads
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport)
         var stream: ResponseStream? = queue.stream(PathRequest<EmptyResponse>("/feed"))
         let id = try XCTUnwrap(stream?.id)
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(200)
         _ = try await stream?.response
 
@@ -242,23 +242,23 @@ final class StreamQueueTests: XCTestCase {
         stream = nil
 
         // Then the transfer stops and the request ends cancelled
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertTrue(task.waitUntilCancelled())
         let result = await outcome(of: id, on: queue)
         guard case .cancelled = try result.get().ending else { return XCTFail("\(result)") }
     }
 
     func testCancelledBeforeTheHeadFailsTheHeadAndTheBody() async throws {
         // Given a stream whose request is still waiting for its answer
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport)
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
 
         // When it is cancelled
         stream.cancel()
 
         // Then the head and the body throw cancelled, and observers get a plain failure
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertTrue(task.waitUntilCancelled())
         do {
             _ = try await stream.response
             XCTFail("a head")
@@ -274,12 +274,12 @@ final class StreamQueueTests: XCTestCase {
         let (_, stream, task) = try await committedStream()
 
         // When the chunks arrive
-        task.chunk("first\r")
-        task.chunk("\nsec")
-        task.chunk("ond\n\nthi")
-        task.chunk(Data([0xE2, 0x82]))
-        task.chunk(Data([0xAC]) + Data("rd".utf8))
-        task.end()
+        task.send("first\r")
+        task.send("\nsec")
+        task.send("ond\n\nthi")
+        task.send(Data([0xE2, 0x82]))
+        task.send(Data([0xAC]) + Data("rd".utf8))
+        task.finish()
 
         // Then the lines are exact, an empty one included, the euro sign whole
         var lines: [String] = []
@@ -294,7 +294,7 @@ final class StreamQueueTests: XCTestCase {
         let (queue, stream, task) = try await committedStream(options: options)
 
         // When a 4-byte line, then an endless one arrive
-        task.chunk("abcd\nefghij")
+        task.send("abcd\nefghij")
 
         // Then the first line comes, then the limit error, and the request ends failed with it
         var lines: [String] = []
@@ -305,20 +305,20 @@ final class StreamQueueTests: XCTestCase {
             XCTAssertEqual(limit, 4)
         }
         XCTAssertEqual(lines, ["abcd"])
-        XCTAssertTrue(task.cancelledSignal.wait(seconds: 5))
+        XCTAssertTrue(task.waitUntilCancelled())
         let result = await outcome(of: stream.id, on: queue)
         guard case .failed(.streamLimitExceeded(.lineLength(4))) = try result.get().ending else { return XCTFail("\(result)") }
     }
 
     func testRejectedStatusFailsBothTheHeadAndTheObserversWithTheBody() async throws {
         // Given a stream answered 404 with a body
-        let transport = ScriptedStreamTransport()
+        let transport = ExchangeTransport()
         let queue = makeQueue(transport)
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
-        let task = try XCTUnwrap(transport.task(0))
+        let task = try transport.next()
         task.head(404)
-        task.chunk("no such feed")
-        task.end()
+        task.send("no such feed")
+        task.finish()
 
         // Then the head throws the validation failure with that body, and observers get it too
         do {
