@@ -1,3 +1,7 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 @testable import Courier
 
@@ -99,5 +103,17 @@ final class VaryTests: XCTestCase {
         let headers = ["Accept": "text/html", "accept": "application/json"]
         // Then their values are combined with ", " in the byte order of the names
         XCTAssertEqual(Vary("Accept").secondaryKey(for: headers), ["text/html,application/json"])
+    }
+
+    func testAURLRequestsHeadersGiveItsKey() {
+        // Given a URLRequest with a header added twice and one set in another case
+        var request = URLRequest(url: URL(string: "https://example.com/")!)
+        request.addValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+        request.addValue("br", forHTTPHeaderField: "accept-encoding")
+        request.setValue("en", forHTTPHeaderField: "ACCEPT-LANGUAGE")
+        // When its key is computed from allHTTPHeaderFields
+        let key = Vary("Accept-Encoding, Accept-Language, Cookie").secondaryKey(for: request.allHTTPHeaderFields ?? [:])
+        // Then Foundation's combined lines and the other names are found, and Cookie is absent
+        XCTAssertEqual(key, ["gzip,br", "en", nil])
     }
 }
