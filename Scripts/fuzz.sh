@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Fuzzes the parsers of what servers send with libFuzzer (the toolchain's -sanitize=fuzzer, with
-# AddressSanitizer), each for a bounded time. A crash or a broken invariant fails the run and
-# leaves the input that caused it in .build/fuzz/<target>/.
+# Fuzzes the parsers of what servers send (response heads, event streams, the headers the cache
+# reads) with libFuzzer (the toolchain's -sanitize=fuzzer, with AddressSanitizer), each for a
+# bounded time. A crash or a broken invariant fails the run and leaves the input that caused it
+# in .build/fuzz/<target>/
 #
 # Each target is one Fuzz/*.swift file compiled with the library files it exercises, so the build
 # needs nothing beyond the toolchain. Seeds come from Fuzz/corpus/<target>/ and are copied, so runs
@@ -17,6 +18,9 @@ shift || true
 targets=(
     "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Support/MessageText.swift"
     "server-sent-events Fuzz/ServerSentEventsFuzz.swift Sources/Courier/Streaming/ServerSentEventParser.swift Sources/Courier/Streaming/ServerSentEvent.swift"
+    "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift"
+    "http-date Fuzz/HTTPDateFuzz.swift Sources/Courier/Cache/HTTPDate.swift"
+    "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift"
 )
 
 status=0
