@@ -16,11 +16,11 @@ shift || true
 
 # target name, fuzz file, then the library files it needs
 targets=(
-    "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Support/MessageText.swift"
+    "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
     "server-sent-events Fuzz/ServerSentEventsFuzz.swift Sources/Courier/Streaming/ServerSentEventParser.swift Sources/Courier/Streaming/ServerSentEvent.swift"
-    "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift"
+    "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift Sources/Courier/Support/HTTPSyntax.swift"
     "http-date Fuzz/HTTPDateFuzz.swift Sources/Courier/Cache/HTTPDate.swift"
-    "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift"
+    "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift Sources/Courier/Support/HTTPSyntax.swift"
 )
 
 status=0

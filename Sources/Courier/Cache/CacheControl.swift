@@ -158,12 +158,12 @@ struct CacheControl: Hashable, Sendable {
         while index < count {
             // Separators and empty members.
             let byte = bytes[index]
-            if byte == UInt8(ascii: ",") || Self.isWhitespace(byte) {
+            if byte == UInt8(ascii: ",") || HTTPSyntax.isWhitespace(byte) {
                 index += 1
                 continue
             }
             let nameStart = index
-            while index < count, Self.isTokenByte(bytes[index]) { index += 1 }
+            while index < count, HTTPSyntax.isTokenByte(bytes[index]) { index += 1 }
             if index == nameStart {
                 // Not a directive: skip the member.
                 index = Self.skipMember(bytes, from: index)
@@ -195,7 +195,7 @@ struct CacheControl: Hashable, Sendable {
                     argument = closed ? .value(content) : .malformed
                 } else {
                     let start = cursor
-                    while cursor < count, Self.isTokenByte(bytes[cursor]) { cursor += 1 }
+                    while cursor < count, HTTPSyntax.isTokenByte(bytes[cursor]) { cursor += 1 }
                     argument = cursor > start ? .value(Array(bytes[start..<cursor])) : .malformed
                 }
                 cursor = Self.skipWhitespace(bytes, from: cursor)
@@ -212,7 +212,7 @@ struct CacheControl: Hashable, Sendable {
     private mutating func apply(name: UnsafeBufferPointer<UInt8>, argument: Argument) {
         // The longest known name is "stale-while-revalidate" (22 bytes).
         guard name.count <= 22 else { return }
-        let lowercased = String(decoding: name.map(Self.lowercase), as: UTF8.self)
+        let lowercased = String(decoding: name.map(HTTPSyntax.lowercase), as: UTF8.self)
         switch lowercased {
         case "max-age": maxAgeDirective = Self.combine(maxAgeDirective, Self.lifetime(argument))
         case "s-maxage": sharedMaxAgeDirective = Self.combine(sharedMaxAgeDirective, Self.lifetime(argument))
@@ -266,12 +266,12 @@ struct CacheControl: Hashable, Sendable {
             while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
             var low = start
             var high = end
-            while low < high, isWhitespace(bytes[low]) { low += 1 }
-            while high > low, isWhitespace(bytes[high - 1]) { high -= 1 }
+            while low < high, HTTPSyntax.isWhitespace(bytes[low]) { low += 1 }
+            while high > low, HTTPSyntax.isWhitespace(bytes[high - 1]) { high -= 1 }
             if low < high {
                 let member = bytes[low..<high]
-                guard member.allSatisfy(isTokenByte) else { return .all }
-                names.insert(String(decoding: member.map(lowercase), as: UTF8.self))
+                guard member.allSatisfy(HTTPSyntax.isTokenByte) else { return .all }
+                names.insert(String(decoding: member.map(HTTPSyntax.lowercase), as: UTF8.self))
             }
             start = end + 1
         }
@@ -322,25 +322,8 @@ struct CacheControl: Hashable, Sendable {
 
     private static func skipWhitespace(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int {
         var index = index
-        while index < bytes.count, isWhitespace(bytes[index]) { index += 1 }
+        while index < bytes.count, HTTPSyntax.isWhitespace(bytes[index]) { index += 1 }
         return index
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-
-    private static func lowercase(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }

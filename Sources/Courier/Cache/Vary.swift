@@ -24,11 +24,11 @@ enum Vary: Hashable, Sendable {
             for member in value.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
                 let trimmed = Self.trimmed(member)
                 if trimmed.isEmpty { continue }
-                if trimmed.elementsEqual("*".utf8) || !trimmed.allSatisfy(Self.isTokenByte) {
+                if trimmed.elementsEqual("*".utf8) || !trimmed.allSatisfy(HTTPSyntax.isTokenByte) {
                     self = .everything
                     return
                 }
-                names.insert(String(decoding: trimmed.map(Self.lowercase), as: UTF8.self))
+                names.insert(String(decoding: trimmed.map(HTTPSyntax.lowercase), as: UTF8.self))
             }
         }
         self = .fields(names.sorted())
@@ -55,7 +55,7 @@ enum Vary: Hashable, Sendable {
         var values: [String: [(name: String, value: String)]] = [:]
         let wanted = Set(names)
         for (name, value) in headers {
-            let lowered = String(decoding: name.utf8.map(Self.lowercase), as: UTF8.self)
+            let lowered = String(decoding: name.utf8.map(HTTPSyntax.lowercase), as: UTF8.self)
             if wanted.contains(lowered) { values[lowered, default: []].append((name, value)) }
         }
         return names.map { name in
@@ -93,7 +93,7 @@ enum Vary: Hashable, Sendable {
                 }
                 continue
             }
-            if isWhitespace(byte) {
+            if HTTPSyntax.isWhitespace(byte) {
                 if !afterComma { pendingWhitespace.append(byte) }
                 continue
             }
@@ -114,26 +114,9 @@ enum Vary: Hashable, Sendable {
 
     private static func trimmed(_ bytes: Substring.UTF8View.SubSequence) -> Substring.UTF8View.SubSequence {
         var slice = bytes
-        while let first = slice.first, isWhitespace(first) { slice = slice.dropFirst() }
-        while let last = slice.last, isWhitespace(last) { slice = slice.dropLast() }
+        while let first = slice.first, HTTPSyntax.isWhitespace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, HTTPSyntax.isWhitespace(last) { slice = slice.dropLast() }
         return slice
     }
 
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-
-    private static func lowercase(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-    }
-
-    /// RFC 9110 §5.6.2 tchar.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
 }

@@ -1,10 +1,7 @@
 /// Refuses header names and values that would corrupt the request or inject headers.
 enum HeaderValidator {
-    /// RFC 9110 `tchar`: the characters of a header name.
-    private static let tokenCharacters = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
-
     static func validate(name: String, value: String) throws(RequestError) {
-        guard !name.isEmpty, name.utf8.allSatisfy({ tokenCharacters.contains($0) }) else {
+        guard !name.isEmpty, name.utf8.allSatisfy(HTTPSyntax.isTokenByte) else {
             throw RequestError.invalidHeader(name: name, reason:
                 "a header name may contain only letters, digits and !#$%&'*+-.^_`|~")
         }

@@ -32,7 +32,7 @@ struct ResponseHead: Equatable, Sendable {
 
     /// Every value of a field, its name compared case-insensitively (ASCII, as field names are), in order.
     func values(of name: String) -> [String] {
-        fields.filter { $0.name.utf8.elementsEqual(name.utf8) { asciiLowercase($0) == asciiLowercase($1) } }.map(\.value)
+        fields.filter { $0.name.utf8.elementsEqual(name.utf8) { HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) } }.map(\.value)
     }
 }
 
@@ -120,7 +120,7 @@ struct ResponseHeadParser {
         }
         guard let colon = text.firstIndex(of: 0x3A) else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
         let name = text[..<colon]
-        guard !name.isEmpty, name.allSatisfy(Self.isTokenCharacter) else {
+        guard !name.isEmpty, name.allSatisfy(HTTPSyntax.isTokenByte) else {
             throw .malformedField(String(decoding: text, as: UTF8.self))
         }
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
@@ -160,20 +160,5 @@ struct ResponseHeadParser {
         version = String(decoding: versionBytes, as: UTF8.self)
         fields = []
     }
-
-    /// RFC 9110 `tchar`.
-    private static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
-    }
-}
-
-/// A byte with ASCII letters folded to lower case; every other byte as it is.
-private func asciiLowercase(_ byte: UInt8) -> UInt8 {
-    (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
 }
 #endif

@@ -1,0 +1,24 @@
+/// The byte classes of HTTP's syntax (RFC 9110 §5.6), shared by the parsers of what servers send
+/// and by the checks of what Courier sends. Free of other dependencies, so that fuzz targets can
+/// compile it with the one parser they test.
+enum HTTPSyntax {
+    /// RFC 9110 §5.6.2 `tchar`: the bytes of a token (a header name, a directive's name).
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    /// RFC 9110 §5.6.3 whitespace: a space or a horizontal tab.
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// The byte with an ASCII letter folded to lower case; any other byte as it is.
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    }
+}
