@@ -40,6 +40,8 @@ final class FileSink: ResponseSink {
         /// The partial data is this download's to remove: it meant to continue it, or wrote it.
         var adopted = false
         var descriptor: Int32?
+        /// Writes to `descriptor` (made once per descriptor; it does not close it).
+        var handle: FileHandle?
         var head: HTTPURLResponse?
         var resumedAt: Int64 = 0
         /// The bytes in the data file.
@@ -162,22 +164,24 @@ final class FileSink: ResponseSink {
             if let failure = files.failure { return .fail(failure) }
             guard let descriptor = files.descriptor, !files.released else { return .fail(.cancelled) }
             if files.discardsBody { return .more }
-            let error = chunk.withUnsafeBytes { bytes -> Int32? in
-                var done = 0
-                while done < bytes.count {
-                    let written = writeFile(descriptor, bytes.baseAddress! + done, bytes.count - done)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return errno
-                    }
-                    done += written
-                    files.size += Int64(written)
+            // FileHandle writes the whole chunk or throws; what reached the file before a failure
+            // is read back from the file itself.
+            let failedWith: Int32?
+            do {
+                if files.handle?.fileDescriptor != descriptor {
+                    files.handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
                 }
-                return nil
+                try files.handle!.write(contentsOf: chunk)
+                files.size += Int64(chunk.count)
+                failedWith = nil
+            } catch {
+                var info = stat()
+                if fstat(descriptor, &info) == 0 { files.size = Int64(info.st_size) }
+                failedWith = Self.posixCode(of: error)
             }
-            guard let error else { return .more }
+            guard let failedWith else { return .more }
             let failure = fileError(.cannotWriteToFile, "cannot write to \(partial.dataFile.path) after \(files.size) bytes: "
-                                    + "\(Self.describe(error)); make room on the disk, then download again to resume")
+                                    + "\(Self.describe(failedWith)); make room on the disk, then download again to resume")
             files.failure = failure
             return .fail(failure)
         }
@@ -340,16 +344,23 @@ final class FileSink: ResponseSink {
         .transportFailed(URLError(code, userInfo: [NSLocalizedDescriptionKey: message, NSURLErrorFailingURLErrorKey: destination]))
     }
 
+    /// The `errno` behind a FileHandle error (EIO when it names none).
+    private static func posixCode(of error: any Error) -> Int32 {
+        let error = error as NSError
+        if error.domain == NSPOSIXErrorDomain { return Int32(error.code) }
+        if let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return Int32(underlying.code)
+        }
+        return EIO
+    }
+
     private static func describe(_ code: Int32) -> String {
         String(cString: strerror(code))
     }
 }
 
-// The C functions, out of reach of the sink's own `close` and `write` inside it.
+// The C function, out of reach of the sink's own `close` inside it.
 private func closeFile(_ descriptor: Int32) -> Int32 {
     close(descriptor)
 }
 
-private func writeFile(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
-}
