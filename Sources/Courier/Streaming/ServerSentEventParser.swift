@@ -233,25 +233,9 @@ struct ServerSentEventParser {
     }
 
     /// The index of the first CR or LF at or after `start`, if any.
-    ///
-    /// Every byte of the stream goes through here once, so it reads eight at a time (SWAR): in
-    /// `word ^ mask`, a byte is zero where the word has the mask's byte, and `(x - 0x01…) & ~x &
-    /// 0x80…` sets the top bit of such bytes. Borrows only run upwards from a zero byte, so the
-    /// lowest bit set is exact (bytes above it may be marked wrongly, and are not looked at).
     private static func firstLineEnd(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         let count = bytes.count
         var index = start
-        if let base = bytes.baseAddress {
-            while count &- index >= 8 {
-                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-                let lineFeeds = word ^ 0x0A0A_0A0A_0A0A_0A0A
-                let carriageReturns = word ^ 0x0D0D_0D0D_0D0D_0D0D
-                let marked = ((lineFeeds &- 0x0101_0101_0101_0101) & ~lineFeeds
-                    | (carriageReturns &- 0x0101_0101_0101_0101) & ~carriageReturns) & 0x8080_8080_8080_8080
-                if marked != 0 { return index &+ marked.trailingZeroBitCount / 8 }
-                index &+= 8
-            }
-        }
         while index < count {
             let byte = bytes[index]
             if byte == lineFeed || byte == carriageReturn { return index }
