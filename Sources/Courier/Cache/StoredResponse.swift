@@ -1,0 +1,101 @@
+import Foundation
+
+/// A response as the cache keeps it: what is needed to answer a later request with it, to
+/// compute its age, and to validate it with the origin.
+///
+/// Only complete responses to `GET` are stored, so the primary key (RFC 9111 §2) is the target
+/// URI alone: ``url``, absolute, without its fragment. Several responses for one URL may be
+/// stored when the origin varies them (`Vary`); ``secondaryKey`` tells them apart.
+struct StoredResponse: Sendable, Hashable {
+    /// The primary key: the absolute request URL without its fragment (see ``CacheKey``).
+    var url: String
+    /// The status code (only final statuses the cache may store).
+    var statusCode: Int
+    /// The response's header fields as the transport handed them over: names as they came,
+    /// several lines of one field combined with ", ".
+    var headers: [String: String]
+    /// The whole body, decoded from any content coding the transport asked for.
+    var body: Data
+    /// When the request that got this response was sent, in seconds since 1970
+    /// (`request_time` of RFC 9111 §4.2.3).
+    var requestTime: Double
+    /// When the response was received, in seconds since 1970 (`response_time`).
+    var responseTime: Double
+    /// The values of the request fields that the response's `Vary` names, as
+    /// ``Vary/secondaryKey(for:)`` made them from the request that got it; empty without `Vary`.
+    var secondaryKey: [String?]
+    /// A digest of the `Authorization` of the request that got the response, when the response
+    /// may answer only requests with the same credentials; nil when it may answer any request
+    /// (the request had none, or the response is explicitly shareable: `public`,
+    /// `must-revalidate`, `s-maxage`). The value itself is never stored.
+    var credentialKey: String?
+
+    /// The value of a header field, its name compared case-insensitively.
+    func header(_ name: String) -> String? {
+        if let value = headers[name] { return value }
+        for (key, value) in headers where key.caseInsensitiveCompare(name) == .orderedSame {
+            return value
+        }
+        return nil
+    }
+
+    /// The stored response's `Vary`; fields none when it has no `Vary` field.
+    var vary: Vary {
+        header("Vary").map(Vary.init) ?? .fields([])
+    }
+
+    /// What the response costs a store: its body, its header fields and its key, in bytes.
+    var cost: Int {
+        var total = body.count + url.utf8.count + 64
+        for (name, value) in headers { total += name.utf8.count + value.utf8.count + 4 }
+        for value in secondaryKey { total += (value?.utf8.count ?? 0) + 1 }
+        total += credentialKey?.utf8.count ?? 0
+        return total
+    }
+}
+
+/// The primary cache key of a request: its absolute URL without the fragment (RFC 9111 §2,
+/// RFC 9110 §4.2.3), or nil when the URL has no scheme and host (nothing a cache can name).
+///
+/// Scheme and host are compared case-insensitively and a default port is the same as none,
+/// so `HTTP://Example.com:80/a` and `http://example.com/a` share an entry; the path and query
+/// are kept byte for byte (normalising percent-encoding could merge different resources).
+enum CacheKey {
+    static func make(for url: URL) -> String? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
+              let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
+        else { return nil }
+        components.fragment = nil
+        components.scheme = scheme
+        components.host = host.lowercased()
+        if (scheme == "http" && components.port == 80) || (scheme == "https" && components.port == 443) {
+            components.port = nil
+        }
+        if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
+        return components.string
+    }
+}
+
+/// Where the cache keeps responses: in memory or on disk. Each store is bounded in bytes and
+/// evicts the least recently used responses first; each is safe to use from any thread.
+protocol CacheStore: AnyObject, Sendable {
+    /// The stored responses for a primary key (one per secondary key), most recently stored
+    /// first; reading them counts as a use for the eviction order.
+    func responses(for url: String) -> [StoredResponse]
+
+    /// Stores a response, replacing any stored one with the same URL and secondary key. A
+    /// response larger than the store's capacity is not stored (and replaces nothing).
+    func store(_ response: StoredResponse)
+
+    /// Removes every response stored for a primary key.
+    func removeResponses(for url: String)
+
+    /// Removes everything.
+    func removeAll()
+
+    /// The bytes the stored responses cost (``StoredResponse/cost`` for memory, file sizes on disk).
+    var size: Int { get }
+
+    /// The most bytes the store keeps.
+    var capacity: Int { get }
+}
