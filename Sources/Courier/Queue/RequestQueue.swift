@@ -95,7 +95,8 @@ public final class RequestQueue: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.baseURL = baseURL
-        self.transport = transport
+        // The queue's own layers between its stages and the transport: shared transfers.
+        self.transport = configuration.sharesIdenticalRequests ? SharingTransport(transport) : transport
         builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
         self.workQueue = workQueue
         workQueue.setSpecific(key: workQueueKey, value: true)

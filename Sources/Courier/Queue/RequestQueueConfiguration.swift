@@ -96,6 +96,18 @@ public struct RequestQueueConfiguration: Sendable {
     /// answers from fixtures (tests, demos), ``RequestTransport/recording(into:)`` captures them.
     public var transport: RequestTransport = .network
 
+    /// Whether identical `GET` and `HEAD` requests added while one is in flight share its
+    /// transfer. Default: `true`.
+    ///
+    /// Identical means the same URL, the same header fields as sent (after delegates and the
+    /// authenticator: different credentials never share), the same ``Request/cachePolicy``, and
+    /// no body. Five views asking for one profile at once make one request; each still gets its
+    /// own ``RequestID``, delegate calls, observers and result, and cancelling one leaves the
+    /// others' transfer running (cancelling all of them cancels it). Waiting participants hold no
+    /// concurrency slot. A request opts out with ``Request/sharesIdenticalRequests``; streams and
+    /// downloads never share.
+    public var sharesIdenticalRequests = true
+
     /// Whether failed requests are tried again. Default: `nil`, never.
     public var retryPolicy: RetryPolicy?
 

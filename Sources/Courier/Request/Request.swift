@@ -48,12 +48,24 @@ public protocol Request: Sendable {
     /// queue's ``RequestQueueConfiguration/timeoutInterval``; `.infinity` sets no limit.
     /// Give large uploads and downloads a timeout that fits their size.
     var timeout: TimeInterval? { get }
+
+    /// How the request uses the queue's HTTP cache (``RequestQueueConfiguration/cache``).
+    /// Default: ``CachePolicy/useProtocol``, HTTP caching as the response headers allow.
+    var cachePolicy: CachePolicy { get }
+
+    /// Whether an identical request already in flight may answer this one, sharing its transfer
+    /// (`GET` and `HEAD` only; see ``RequestQueueConfiguration/sharesIdenticalRequests``). Each
+    /// request keeps its own ID, delegates, observers and result. Default: `true`. Return `false`
+    /// for a request whose every send must reach the server.
+    var sharesIdenticalRequests: Bool { get }
 }
 
 extension Request {
     public var queryParameters: (any QueryString)? { nil }
     public var headers: [String: String] { [:] }
     public var timeout: TimeInterval? { nil }
+    public var cachePolicy: CachePolicy { .useProtocol }
+    public var sharesIdenticalRequests: Bool { true }
 }
 
 extension Request where ParametersType == EmptyParameters {

@@ -107,6 +107,10 @@ public struct TransportRequest: Sendable {
     /// `Content-Length`, never reading it whole into memory.
     public var bodyFile: URL?
 
+    /// What the queue's own layers (shared transfers, the cache) know of the request;
+    /// transports never read it.
+    var context = TransportContext()
+
     /// Creates a request to send.
     /// - Parameters:
     ///   - urlRequest: What goes on the wire.
@@ -123,6 +127,9 @@ public struct TransportResponse: Sendable {
     public var response: HTTPURLResponse
     /// The whole body, decoded from any `Content-Encoding` the transport asked for.
     public var body: Data
+
+    /// Where the response came from: the network unless the queue's cache answered.
+    var source = ResponseSource.network
 
     /// Creates a response.
     public init(response: HTTPURLResponse, body: Data) {

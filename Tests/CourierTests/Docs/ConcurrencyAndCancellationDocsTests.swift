@@ -60,7 +60,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
 
         queue.add(ThumbnailRequest(id: 8))
-        queue.add(ThumbnailRequest(id: 8))
+        queue.add(ThumbnailRequest(id: 9))   // (an identical request would share the first one's transfer)
         try fixtures.waitForHeldRequests(2)   // both slots taken
 
         queue.add(ThumbnailRequest(id: 7), priority: .low)
@@ -71,7 +71,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         fixtures.releaseAll()   // both slots free; the waiting requests start by priority
         XCTAssertNotNil(result(of: last, on: queue, as: Thumbnail.self))
         XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path },
-                       ["/v1/thumbnails/8", "/v1/thumbnails/8", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/7"])
+                       ["/v1/thumbnails/8", "/v1/thumbnails/9", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/7"])
     }
 
     // Concurrency and Cancellation › Cancelling: every form, each request ends once as cancelled.

@@ -207,8 +207,8 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         let results = Recorder<Int?>()
         let ended = expectation(description: "all three ended")
         ended.expectedFulfillmentCount = 3
-        for _ in 0..<3 {
-            queue.addObserver(for: queue.add(Get<EmptyResponse>(path: "/me"))) { (result: Result<EmptyResponse, RequestError>) in
+        for page in 0..<3 {  // three different requests: identical ones would share one transfer
+            queue.addObserver(for: queue.add(Get<EmptyResponse>(path: "/me?page=\(page)"))) { (result: Result<EmptyResponse, RequestError>) in
                 switch result {
                 case .success: results.append(200)
                 case .failure(let error): results.append(error.statusCode)

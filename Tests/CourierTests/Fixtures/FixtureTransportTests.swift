@@ -345,7 +345,8 @@ extension FixtureTransportTests {
         let queue = queue(fixtures)
         let cancelled = queue.add(PathRequest<User>("/users/1"))
         try fixtures.waitForHeldRequests(1)
-        let timed = queue.add(PathRequest<User>("/users/1", timeout: 0.2))
+        // (A header of its own, so that it does not share the first one's transfer.)
+        let timed = queue.add(PathRequest<User>("/users/1", headers: ["X-Attempt": "2"], timeout: 0.2))
 
         // When one is cancelled and the other runs out of time while its answer is held
         queue.cancel(cancelled)

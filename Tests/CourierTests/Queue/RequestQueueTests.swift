@@ -223,8 +223,9 @@ final class RequestQueueTests: XCTestCase {
 
         // When 8 threads add and observe at once
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for _ in 0..<perThread {
-                let id = queue.add(PathRequest<EmptyResponse>("/n"))
+            for index in 0..<perThread {
+                // Distinct paths: identical GETs would share transfers (SharedTransfersTests).
+                let id = queue.add(PathRequest<EmptyResponse>("/n/\(thread)/\(index)"))
                 ids.withLock { $0[thread].append(id) }
                 queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in
                     results.withLock { $0[id, default: 0] += 1 }

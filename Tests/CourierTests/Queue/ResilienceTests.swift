@@ -195,7 +195,7 @@ final class ResilienceTests: XCTestCase {
     }
 }
 
-private final class AttemptLogger: RequestQueueDelegate {
+final class AttemptLogger: RequestQueueDelegate {
     let log: Recorder<String>
     init(log: Recorder<String>) { self.log = log }
     func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) { log.append("willSend") }

@@ -27,6 +27,12 @@ extension RequestQueue {
             if attempt.number == 1 && attempt.redirects == 0 { attempt.original.removeTemporaryFiles() }
             return release(slot)
         }
+        if let shared = task as? SharingTransport.Participant, !shared.isFirst {
+            // It holds no connection: its slot goes to the next waiting request, so that any
+            // number of identical requests can wait for the one transfer.
+            release(slot)
+            scheduleStarts()
+        }
         if attempt.redirects == 0 {
             // didSend comes before resume so that it always precedes didReceive.
             delegate?.requestQueue(self, didSend: request.urlRequest)
@@ -37,7 +43,9 @@ extension RequestQueue {
 
     /// The transport's task for an attempt: buffered, or streamed into the request's sink.
     private func makeTask(for attempt: Attempt, slot: Once) -> any TransportTask {
-        let request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile)
+        var request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile)
+        request.context.cachePolicy = attempt.box.cachePolicy
+        request.context.sharesTransfer = configuration.sharesIdenticalRequests && attempt.box.sharesIdenticalRequests
         if let sink = attempt.box.sink {
             let receiver = StreamReceiver(sink: sink, queue: self, attempt: attempt, slot: slot)
             let task = transport.makeStreamingTask(for: request, receiver: receiver)

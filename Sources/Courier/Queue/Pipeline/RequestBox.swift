@@ -19,6 +19,10 @@ protocol AnyRequestBox: Sendable {
     func makeResponse(from response: TransportResponse) -> AnyResult
     /// Where the body goes as it arrives (a stream, a download); nil for a buffered request.
     var sink: (any ResponseSink)? { get }
+    /// The request's ``Request/cachePolicy``.
+    var cachePolicy: CachePolicy { get }
+    /// The request's ``Request/sharesIdenticalRequests``.
+    var sharesIdenticalRequests: Bool { get }
 }
 
 extension AnyRequestBox {
@@ -32,6 +36,8 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
     var isRequestDelegate: Bool { request is any RequestDelegate }
     var preparesSlowly: Bool { R.ParametersType.self is any StreamableBodyData.Type }
+    var cachePolicy: CachePolicy { request.cachePolicy }
+    var sharesIdenticalRequests: Bool { request.sharesIdenticalRequests }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try builder.prepare(request)

@@ -19,6 +19,10 @@ struct StreamBox<R: Request, Outcome: Response>: AnyRequestBox {
     var responseTypeName: String { String(reflecting: Outcome.self) }
     var isRequestDelegate: Bool { request.isRequestDelegate }
     var preparesSlowly: Bool { request.preparesSlowly }
+    /// Streams and downloads bypass the cache and never share a transfer: their bodies are the
+    /// consumer's as they arrive, and may be far larger than any cache.
+    var cachePolicy: CachePolicy { .reload }
+    var sharesIdenticalRequests: Bool { false }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try request.prepare(with: builder)

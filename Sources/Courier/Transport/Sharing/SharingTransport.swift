@@ -1,0 +1,127 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Lets identical requests in flight share one transfer: a layer of the queue's between its
+/// stages and the cache (so a shared transfer is also looked up and stored once).
+///
+/// Identical means the same method (`GET` or `HEAD`, without a body), URL, header fields (the
+/// ones the queue's delegates and authenticator set included, so different credentials never
+/// share), cache policy, and way of delivery; and both requests allow sharing
+/// (``TransportContext/sharesTransfer``). Streams never share. Each participant is answered
+/// once with the shared result (the queue then makes each caller's own response from it);
+/// a participant that is cancelled leaves, answered with ``RequestError/cancelled``, and the
+/// transfer goes on for the others; when the last one leaves, the transfer is cancelled.
+final class SharingTransport: Transport {
+    struct Key: Hashable {
+        let method: String
+        let url: String
+        let headers: [String]
+        let policy: CachePolicy
+        let cachedFirst: Bool
+    }
+
+    struct Waiter {
+        let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+        let cachedFirst: (@Sendable (TransportResponse) -> Void)?
+    }
+
+    let inner: any Transport
+    private let table = Locked(SharedTransferTable<Key, Waiter, any TransportTask>())
+
+    init(_ inner: any Transport) {
+        self.inner = inner
+    }
+
+    /// Open shared transfers and their participants, for tests that must know that every
+    /// identical request has joined before the server answers.
+    var sharing: (transfers: Int, participants: Int) { table.withLock { ($0.count, $0.participantCount) } }
+
+    func makeTask(for request: TransportRequest,
+                  completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+        guard let key = Self.key(for: request) else { return inner.makeTask(for: request, completion: completion) }
+        let waiter = Waiter(completion: completion, cachedFirst: request.context.cachedFirst)
+        let (ticket, isFirst) = table.withLock { $0.join(key, waiter: waiter) }
+        let participant = Participant(transport: self, ticket: ticket, isFirst: isFirst)
+        guard isFirst else { return participant }
+        var shared = request
+        if shared.context.cachedFirst != nil {
+            shared.context.cachedFirst = { [weak self] response in self?.deliverCachedFirst(response, transfer: ticket.transfer) }
+        }
+        let task = inner.makeTask(for: shared) { [weak self] result in
+            self?.finish(ticket.transfer, with: result)
+        }
+        switch table.withLock({ $0.setTask(task, for: ticket.transfer) }) {
+        case .hold: break
+        case .start: task.resume()
+        case .cancel: task.cancel()
+        }
+        return participant
+    }
+
+    func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
+        inner.makeStreamingTask(for: request, receiver: receiver)
+    }
+
+    func invalidate() {
+        inner.invalidate()
+    }
+
+    /// The sharing key of a request, or nil when it must have a transfer of its own.
+    static func key(for request: TransportRequest) -> Key? {
+        guard request.context.sharesTransfer, request.bodyFile == nil else { return nil }
+        let urlRequest = request.urlRequest
+        let method = urlRequest.httpMethod ?? "GET"
+        guard method == "GET" || method == "HEAD", urlRequest.httpBody == nil, urlRequest.httpBodyStream == nil,
+              let url = urlRequest.url?.absoluteString else { return nil }
+        let headers = (urlRequest.allHTTPHeaderFields ?? [:])
+            .map { $0.key.lowercased() + ":" + $0.value }
+            .sorted()
+        return Key(method: method, url: url, headers: headers, policy: request.context.cachePolicy,
+                   cachedFirst: request.context.cachedFirst != nil)
+    }
+
+    private func finish(_ transfer: Int, with result: Result<TransportResponse, RequestError>) {
+        for waiter in table.withLock({ $0.finish(transfer) }) { waiter.completion(result) }
+    }
+
+    private func deliverCachedFirst(_ response: TransportResponse, transfer: Int) {
+        for waiter in table.withLock({ $0.waiters(of: transfer) }) { waiter.cachedFirst?(response) }
+    }
+
+    fileprivate func start(_ ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) {
+        table.withLock { $0.start(ticket) }?.resume()
+    }
+
+    fileprivate func leave(_ ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) {
+        let (waiter, task) = table.withLock { $0.leave(ticket) }
+        task?.cancel()
+        waiter?.completion(.failure(.cancelled))
+    }
+
+    fileprivate func progress(of ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) -> TransferProgress {
+        table.withLock { $0.task(of: ticket) }?.progress ?? TransferProgress()
+    }
+
+    /// One participant's handle on a shared transfer: starting starts the transfer if nobody
+    /// has; cancelling leaves it.
+    final class Participant: TransportTask {
+        private let transport: SharingTransport
+        fileprivate let ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket
+        /// Whether it opened the transfer; the others hold no connection of their own, so the
+        /// queue gives their concurrency slots back at once.
+        let isFirst: Bool
+
+        fileprivate init(transport: SharingTransport, ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket,
+                         isFirst: Bool) {
+            self.transport = transport
+            self.ticket = ticket
+            self.isFirst = isFirst
+        }
+
+        func resume() { transport.start(ticket) }
+        func cancel() { transport.leave(ticket) }
+        var progress: TransferProgress { transport.progress(of: ticket) }
+    }
+}

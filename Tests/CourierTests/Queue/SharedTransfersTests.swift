@@ -1,0 +1,174 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Identical requests in flight share one transfer, each keeping its own ID, delegates,
+/// observers and result, against a stub transport that holds requests until the test answers.
+final class SharedTransfersTests: XCTestCase {
+    private struct Profile: Request {
+        typealias ResponseType = Greeting
+        var path = "/profile"
+        var method = HTTPMethod.get
+        var headers: [String: String] = [:]
+        var sharesIdenticalRequests = true
+    }
+
+    private func waitUntil(_ condition: @autoclosure () -> Bool, timeout: TimeInterval = 5,
+                           file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date() + timeout
+        while !condition() && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(condition(), "timed out", file: file, line: line)
+    }
+
+    private func sharing(_ queue: RequestQueue) -> (transfers: Int, participants: Int) {
+        (queue.transport as? SharingTransport)?.sharing ?? (0, 0)
+    }
+
+    func testAHundredIdenticalGETsAddedAtOnceMakeOneTransferAndGetAHundredResults() {
+        // Given a server that holds requests, and a queue that runs 6 at once
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport, maxConcurrent: 6)
+        let results = Recorder<Result<Greeting, RequestError>>()
+        let done = expectation(description: "100 results")
+        done.expectedFulfillmentCount = 100
+
+        // When 100 identical GETs are added at once
+        var ids: Set<RequestID> = []
+        for _ in 0..<100 {
+            let id = queue.add(Profile())
+            ids.insert(id)
+            queue.addObserver(for: id) { (result: Result<Greeting, RequestError>) in results.append(result); done.fulfill() }
+        }
+        // Then all of them join one transfer (waiting participants hold no slot)
+        waitUntil(sharing(queue).participants == 100)
+        XCTAssertEqual(sharing(queue).transfers, 1)
+        XCTAssertEqual(transport.started.count, 1)
+
+        // When the server answers once
+        XCTAssertNotNil(transport.releaseOldest(with: .json(#"{"message":"shared"}"#)))
+        wait(for: [done], timeout: 5)
+
+        // Then each of the 100 IDs got the one result
+        XCTAssertEqual(ids.count, 100)
+        XCTAssertEqual(results.count, 100)
+        XCTAssertTrue(results.all.allSatisfy { (try? $0.get()) == Greeting(message: "shared") })
+        XCTAssertEqual(transport.started.count, 1)
+        XCTAssertEqual(sharing(queue).transfers, 0)
+    }
+
+    func testRandomCancelsNeverCancelTheSurvivorsTransfer() throws {
+        // Given 100 identical GETs sharing a held transfer
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport)
+        let ids = (0..<100).map { _ in queue.add(Profile()) }
+        waitUntil(sharing(queue).participants == 100)
+
+        // When a random 60 of them are cancelled, the first (which opened the transfer) among them
+        var generator = SeededGenerator(seed: 42)
+        let cancelled = Set([ids[0]] + ids.dropFirst().shuffled(using: &generator).prefix(59))
+        let outcomes = Locked<[RequestID: Result<Greeting, RequestError>]>([:])
+        let done = expectation(description: "all results")
+        done.expectedFulfillmentCount = 100
+        for id in ids {
+            queue.addObserver(for: id) { (result: Result<Greeting, RequestError>) in
+                outcomes.withLock { $0[id] = result }
+                done.fulfill()
+            }
+        }
+        for id in cancelled { queue.cancel(id) }
+        waitUntil(sharing(queue).participants == 40)
+
+        // Then the transfer is still in flight, and answers the 40 survivors
+        XCTAssertEqual(transport.heldCount, 1)
+        transport.releaseOldest(with: .json(#"{"message":"survived"}"#))
+        wait(for: [done], timeout: 5)
+        let all = outcomes.withLock { $0 }
+        for id in ids {
+            let result = try XCTUnwrap(all[id])
+            if cancelled.contains(id) {
+                guard case .failure(.cancelled) = result else { return XCTFail("\(id) got \(result)") }
+            } else {
+                XCTAssertEqual(try result.get(), Greeting(message: "survived"))
+            }
+        }
+        XCTAssertEqual(transport.started.count, 1)
+    }
+
+    func testCancellingEveryParticipantCancelsTheTransfer() {
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport)
+        let ids = (0..<5).map { _ in queue.add(Profile()) }
+        waitUntil(sharing(queue).participants == 5)
+        XCTAssertEqual(transport.heldCount, 1)
+        // When every one of them is cancelled
+        for id in ids { queue.cancel(id) }
+        // Then the transport's task is cancelled too (the stub drops a cancelled request)
+        waitUntil(transport.heldCount == 0)
+        XCTAssertEqual(sharing(queue).transfers, 0)
+    }
+
+    func testRequestsThatDifferShareNothing() {
+        // Given requests that differ in URL, a header, method, or that opt out
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport, maxConcurrent: 20)
+        queue.add(Profile())
+        queue.add(Profile(path: "/other"))
+        queue.add(Profile(headers: ["Accept-Language": "fr"]))
+        queue.add(Profile(headers: ["Authorization": "Bearer another-user"]))
+        queue.add(Profile(method: .delete))
+        queue.add(Profile(sharesIdenticalRequests: false))
+        queue.add(Profile())  // the only one that joins
+        // Then each but the last has a transfer of its own (the DELETE and the opt-out outside sharing)
+        XCTAssertTrue(transport.waitForStarts(6))
+        waitUntil(sharing(queue).participants == 5)
+        XCTAssertEqual(sharing(queue).transfers, 4)
+        XCTAssertEqual(transport.started.count, 6)
+        transport.releaseAll()
+    }
+
+    func testAQueueCanTurnSharingOff() {
+        let transport = StubTransport { _ in .hold }
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.sharesIdenticalRequests = false
+        let queue = RequestQueue(configuration: configuration, delegate: nil,
+                                 baseURL: URL(string: "https://api.example.com"), transport: transport)
+        for _ in 0..<3 { queue.add(Profile()) }
+        XCTAssertTrue(transport.waitForStarts(3))
+        XCTAssertEqual(transport.started.count, 3)
+        transport.releaseAll()
+    }
+
+    func testEachParticipantKeepsItsOwnDelegateCallsAndResponseType() throws {
+        // Given a delegate that logs, and two identical GETs decoded into different types
+        let transport = StubTransport { _ in .hold }
+        let log = Recorder<String>()
+        let queue = makeQueue(transport: transport, delegate: AttemptLogger(log: log))
+        let greeting = queue.add(Profile())
+        let raw = queue.add(PathRequest<EmptyResponse>("/profile"))
+        waitUntil(sharing(queue).participants == 2)
+        XCTAssertEqual(transport.started.count, 1)
+        transport.releaseOldest(with: .json(#"{"message":"both"}"#))
+        // Then each has its own result of its own type, and the delegate heard each send
+        XCTAssertEqual(try result(of: greeting, on: queue, as: Greeting.self)?.get(), Greeting(message: "both"))
+        XCTAssertNotNil(try result(of: raw, on: queue, as: EmptyResponse.self)?.get())
+        XCTAssertEqual(log.all.filter { $0 == "willSend" }.count, 2)
+    }
+
+    func testAParticipantThatTimesOutLeavesTheOthersWaiting() throws {
+        let transport = StubTransport { _ in .hold }
+        let queue = makeQueue(transport: transport)
+        let patient = queue.add(Profile())
+        let hasty = queue.add(PathRequest<Greeting>("/profile", timeout: 0.05))
+        waitUntil(sharing(queue).participants == 2)
+        guard case .failure(.timedOut) = try XCTUnwrap(result(of: hasty, on: queue, as: Greeting.self)) else {
+            return XCTFail("the hasty request did not time out")
+        }
+        XCTAssertEqual(transport.heldCount, 1)
+        transport.releaseOldest(with: .json(#"{"message":"late"}"#))
+        XCTAssertEqual(try result(of: patient, on: queue, as: Greeting.self)?.get(), Greeting(message: "late"))
+    }
+}
