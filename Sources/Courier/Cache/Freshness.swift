@@ -48,7 +48,6 @@ struct Freshness: Hashable, Sendable {
 
     /// The status codes RFC 9110 §15.1 defines as heuristically cacheable.
     static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
-
 }
 
 extension Freshness {
