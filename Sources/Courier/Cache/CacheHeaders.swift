@@ -1,0 +1,58 @@
+import Foundation
+
+/// Reads of the header dictionaries the cache rules are given (a request's fields, a response's,
+/// a stored response's), with names compared the way HTTP compares them: case-insensitively
+/// (RFC 9110 §5.1), ASCII letters only, so that no Unicode folding can make two names equal.
+///
+/// A dictionary may hold one field under names that differ only in case (the transport keeps
+/// names as they came); such lines are one field, combined with ", " in the byte order of their
+/// names (RFC 9110 §5.3 allows combining), so the result never depends on dictionary order.
+enum CacheHeaders {
+    /// The value of the field `name`, or nil when there is none.
+    static func value(_ name: String, in headers: [String: String]) -> String? {
+        var found: [(name: String, value: String)] = []
+        for (key, value) in headers where namesEqual(key, name) { found.append((key, value)) }
+        switch found.count {
+        case 0: return nil
+        case 1: return found[0].value
+        default:
+            return found.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+                .map(\.value).joined(separator: ", ")
+        }
+    }
+
+    /// Whether the field `name` is present (with any value, even empty).
+    static func contains(_ name: String, in headers: [String: String]) -> Bool {
+        headers.keys.contains { namesEqual($0, name) }
+    }
+
+    /// The `Cache-Control` directives of a message; none when it has no such field.
+    static func cacheControl(in headers: [String: String]) -> CacheControl {
+        value("Cache-Control", in: headers).map(CacheControl.init) ?? CacheControl()
+    }
+
+    /// The field `name` read as an HTTP date, in seconds since 1970; nil when it is absent or not
+    /// a date. `now` (seconds since 1970) settles the century of a two-digit year.
+    static func date(_ name: String, in headers: [String: String], now: Double) -> Double? {
+        value(name, in: headers).flatMap { date($0, now: now) }
+    }
+
+    /// An HTTP date in seconds since 1970, or nil when `text` is not one.
+    static func date(_ text: String, now: Double) -> Double? {
+        HTTPDate.parse(text, now: Date(timeIntervalSince1970: now)).map(Double.init)
+    }
+
+    /// `text` without the spaces and tabs (RFC 9110 §5.6.3 whitespace) at either end.
+    static func trimmed(_ text: some StringProtocol) -> Substring {
+        var text = Substring(text)
+        while let first = text.utf8.first, HTTPSyntax.isWhitespace(first) { text = text.dropFirst() }
+        while let last = text.utf8.last, HTTPSyntax.isWhitespace(last) { text = text.dropLast() }
+        return text
+    }
+
+    /// Whether two field names are the same name: equal but for the case of ASCII letters.
+    static func namesEqual(_ first: String, _ second: String) -> Bool {
+        first.utf8.count == second.utf8.count
+            && zip(first.utf8, second.utf8).allSatisfy { HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) }
+    }
+}
