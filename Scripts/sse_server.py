@@ -67,6 +67,16 @@ GET /events/wrong-type
     200 with `Content-Type: text/plain` and an SSE-looking body "data: not an event stream\n\n".
 GET /health
     200 "ok".
+
+Held responses, for the shared-transfer tests (requests counted as they arrive, so a test knows
+exactly how many reached the server without reading a log):
+GET /held/KEY
+    Counts the arrival, waits until /release/KEY (at most 60 s, then 504), then
+    200 application/json {"key": KEY, "arrivals": <arrivals so far>}.
+GET /release/KEY
+    Lets every waiting and later /held/KEY answer; 200 {"released": <requests waiting>}.
+GET /arrivals/KEY
+    200 application/json {"arrivals": <requests that reached /held/KEY>, "waiting": <still held>}.
 """
 import json
 import logging
@@ -85,6 +95,8 @@ SEPARATORS = {"crlf": "\r\n", "lf": "\n", "cr": "\r"}
 # session -> list of what each connection received (mutated in place while /events/endless runs).
 # One event loop serves everything, so no lock is needed.
 LOGS: dict[str, list[dict]] = {}
+# key -> arrivals, waiting, and the event that releases them.
+HELD: dict[str, dict] = {}
 
 
 def text(body: str, status: int = 200) -> Response:
@@ -225,6 +237,37 @@ async def health(request: Request) -> Response:
     return text("ok")
 
 
+def held_entry(key: str) -> dict:
+    return HELD.setdefault(key, {"arrivals": 0, "waiting": 0, "released": anyio.Event()})
+
+
+async def held(request: Request) -> Response:
+    key = request.path_params["key"]
+    entry = held_entry(key)
+    entry["arrivals"] += 1
+    entry["waiting"] += 1
+    try:
+        with anyio.move_on_after(60) as scope:
+            await entry["released"].wait()
+    finally:
+        entry["waiting"] -= 1
+    if scope.cancelled_caught:
+        return text("never released\n", 504)
+    return JSONResponse({"key": key, "arrivals": entry["arrivals"]})
+
+
+async def release(request: Request) -> Response:
+    entry = held_entry(request.path_params["key"])
+    waiting = entry["waiting"]
+    entry["released"].set()
+    return JSONResponse({"released": waiting})
+
+
+async def arrivals(request: Request) -> Response:
+    entry = held_entry(request.path_params["key"])
+    return JSONResponse({"arrivals": entry["arrivals"], "waiting": entry["waiting"]})
+
+
 app = Starlette(routes=[
     Route("/events/basic", basic),
     Route("/events/reconnect", reconnect),
@@ -233,6 +276,9 @@ app = Starlette(routes=[
     Route("/events/status/{code}", status),
     Route("/events/wrong-type", wrong_type),
     Route("/health", health),
+    Route("/held/{key}", held),
+    Route("/release/{key}", release),
+    Route("/arrivals/{key}", arrivals),
 ])
 
 

@@ -45,6 +45,9 @@ free_port() {
 port=$(free_port)
 sink_port=$(free_port)
 log=.build/httpbin.log
+# What reached httpbin, one line a request, for the cache tests' server-side counts.
+httpbin_access=$PWD/.build/httpbin-access.log
+: >"$httpbin_access"
 server_pids=()
 stop_servers() {
     for pid in "${server_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -77,7 +80,9 @@ echo "==> Starting httpbin on 127.0.0.1:$port and 127.0.0.2:$port, and an upload
 # gthread workers keep connections alive and accept chunked bodies (the Werkzeug dev server does
 # neither). The second address is a second origin, for cross-origin redirect tests.
 "$venv/bin/gunicorn" --bind "127.0.0.1:$port" --bind "127.0.0.2:$port" --worker-class gthread \
-    --workers 2 --threads 16 --log-level warning --error-logfile "$log" httpbin:app &
+    --workers 2 --threads 16 --log-level warning --error-logfile "$log" \
+    --access-logfile "$httpbin_access" --access-logformat '%(m)s %(U)s?%(q)s %(s)s inm=%({if-none-match}i)s ims=%({if-modified-since}i)s' \
+    httpbin:app &
 server_pids+=($!)
 wait_for "http://127.0.0.1:$port/get" "${server_pids[0]}" httpbin
 "$venv/bin/python" Scripts/upload_sink.py "$sink_port" 2>>"$log" &
@@ -97,6 +102,14 @@ static=$PWD/.build/static
 rm -rf "$static"
 mkdir -p "$static"
 static_port=$(free_port)
+# And an origin for the cache tests: static files under .build/cache-origin with nginx's own
+# ETag, Last-Modified and 304s, a folder per caching rule set in its config, and an access log
+# of every request with the validators it carried (COURIER_CACHE_ORIGIN_LOG), which the tests
+# count. nginx writes a line when it finishes a response, before the client has it all.
+cache_origin=$PWD/.build/cache-origin
+rm -rf "$cache_origin"
+mkdir -p "$cache_origin/files"
+cache_origin_port=$(free_port)
 tls_server() { # PORT CERTIFICATE
     cat <<CONF
     server {
@@ -123,6 +136,25 @@ http {
 $(tls_server "$tls_valid" valid)
 $(tls_server "$tls_expired" expired)
 $(tls_server "$tls_wrong" wrong-host)
+    log_format courier_cache escape=none '\$request_method \$uri \$status inm=\$http_if_none_match ims=\$http_if_modified_since';
+    server {
+        listen 127.0.0.1:$cache_origin_port;
+        root $cache_origin/files;
+        access_log $cache_origin/access.log courier_cache;
+        # Files as they are: validators and 304s by nginx, freshness only by heuristic.
+        location /plain/ { }
+        location /expires/ { expires 1h; }
+        location /no-store/ { add_header Cache-Control "no-store"; }
+        location /no-cache/ { add_header Cache-Control "no-cache"; }
+        location /must-revalidate/ { add_header Cache-Control "max-age=60, must-revalidate"; }
+        location /swr/ { add_header Cache-Control "max-age=60, stale-while-revalidate=600"; }
+        location /sie/ {
+            # A request with X-Courier-Fail: 1 gets a 503: the origin failing, for stale-if-error.
+            if (\$http_x_courier_fail) { return 503; }
+            add_header Cache-Control "max-age=60, stale-if-error=600";
+        }
+        location /vary/ { add_header Vary "Accept-Language"; add_header Cache-Control "max-age=60"; }
+    }
     map \$http_x_courier_rate \$courier_rate { default 0; "~^[0-9]+\$" \$http_x_courier_rate; }
     server {
         listen 127.0.0.1:$static_port;
@@ -165,6 +197,8 @@ export COURIER_SSE_URL="http://127.0.0.1:$sse_port"
 export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
 export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
 export COURIER_STATIC_URL="http://127.0.0.1:$static_port" COURIER_STATIC_DIR="$static"
+export COURIER_CACHE_ORIGIN_URL="http://127.0.0.1:$cache_origin_port" COURIER_CACHE_ORIGIN_DIR="$cache_origin/files"
+export COURIER_CACHE_ORIGIN_LOG="$cache_origin/access.log" COURIER_HTTPBIN_ACCESS_LOG="$httpbin_access"
 export COURIER_GUNICORN="$PWD/$venv/bin/gunicorn"
 export COURIER_REQUIRE_HTTPBIN=1
 if [ $# -gt 0 ]; then

@@ -28,6 +28,9 @@ public struct RequestMetrics: Sendable, Hashable {
     public internal(set) var bytesReceived: Int64
     /// The status of the last response, if any arrived.
     public internal(set) var statusCode: Int?
+    /// Where the last response came from: the network, or the queue's cache and how fresh it
+    /// was; `nil` when no response arrived.
+    public internal(set) var source: ResponseSource?
 
     init(id: RequestID, addedAt: Date) {
         self.id = id

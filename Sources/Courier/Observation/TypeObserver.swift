@@ -8,14 +8,19 @@ import Synchronization
 final class TypeObserver: @unchecked Sendable {
     private weak var owner: AnyObject?
     private let removed = Atomic<Bool>(false)
-    private let handler: @Sendable (AnyResult) -> Void
+    private let handler: @Sendable (AnyUpdate) -> Void
     /// Called where the result is produced rather than on the callback queue (for streams of
     /// results, which must not depend on the main queue running).
     let isDirect: Bool
+    /// Whether it also sees stored responses shown before a result (``ResponseUpdate``); others
+    /// see results only.
+    let wantsUpdates: Bool
 
-    init(owner: AnyObject, isDirect: Bool = false, handler: @escaping @Sendable (AnyResult) -> Void) {
+    init(owner: AnyObject, isDirect: Bool = false, wantsUpdates: Bool = false,
+         handler: @escaping @Sendable (AnyUpdate) -> Void) {
         self.owner = owner
         self.isDirect = isDirect
+        self.wantsUpdates = wantsUpdates
         self.handler = handler
     }
 
@@ -34,8 +39,8 @@ final class TypeObserver: @unchecked Sendable {
     }
 
     /// Calls the handler if the observer is still active.
-    func deliver(_ result: AnyResult) {
-        if isActive { handler(result) }
+    func deliver(_ update: AnyUpdate) {
+        if isActive { handler(update) }
     }
 }
 

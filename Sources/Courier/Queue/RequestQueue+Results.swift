@@ -12,7 +12,7 @@ extension RequestQueue {
     public func results<R: Response>(of type: R.Type) -> AsyncStream<Result<R, RequestError>> {
         let (stream, continuation) = AsyncStream.makeStream(of: Result<R, RequestError>.self, bufferingPolicy: .unbounded)
         let owner = StreamOwner()
-        let observer = TypeObserver(owner: owner, isDirect: true) { continuation.yield($0.typed(as: R.self)) }
+        let observer = TypeObserver(owner: owner, isDirect: true) { continuation.yield($0.result.typed(as: R.self)) }
         state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
         let weakSelf = WeakRequestQueue(self)
         continuation.onTermination = { _ in

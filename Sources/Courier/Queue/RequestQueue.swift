@@ -95,8 +95,10 @@ public final class RequestQueue: Sendable {
         self.configuration = configuration
         self.delegate = delegate
         self.baseURL = baseURL
-        // The queue's own layers between its stages and the transport: shared transfers.
-        self.transport = configuration.sharesIdenticalRequests ? SharingTransport(transport) : transport
+        // The queue's own layers between its stages and the transport: shared transfers, then the
+        // cache (so that a shared transfer is looked up and stored once).
+        let cached = configuration.cache.map { CacheLayer(transport, cache: $0) as any Transport } ?? transport
+        self.transport = configuration.sharesIdenticalRequests ? SharingTransport(cached) : cached
         builder = URLRequestBuilder(baseURL: baseURL, defaultTimeout: configuration.timeoutInterval)
         self.workQueue = workQueue
         workQueue.setSpecific(key: workQueueKey, value: true)
@@ -169,11 +171,11 @@ public final class RequestQueue: Sendable {
 
     /// Adds a request in its box (a buffered request's, or a stream's with its sink).
     func enqueue(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
-                 completion: IDObserver?, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
+                 completion: IDObserver?, updates: UpdateHandler? = nil, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
         let scope = DeliveryScope.current
         // One lock: add, claim the start loop, and (from an observer) leave it to the scope.
         let (id, mustSchedule) = state.withLock { state in
-            let id = state.enqueue(box, priority: priority, owner: owner, completion: completion)
+            let id = state.enqueue(box, priority: priority, owner: owner, completion: completion, updates: updates)
             guard state.claimStartRun() else { return (id, false) }
             // The watchdog takes the start over if the block has not ended within the patience.
             if scope != nil { state.deferStartRun(now: Self.now()) }
@@ -277,7 +279,7 @@ public final class RequestQueue: Sendable {
         ownedBy owner: AnyObject,
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
-        let observer = TypeObserver(owner: owner) { handler($0.typed(as: R.self)) }
+        let observer = TypeObserver(owner: owner) { handler($0.result.typed(as: R.self)) }
         state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
     }
 

@@ -96,6 +96,22 @@ public struct RequestQueueConfiguration: Sendable {
     /// answers from fixtures (tests, demos), ``RequestTransport/recording(into:)`` captures them.
     public var transport: RequestTransport = .network
 
+    /// The HTTP cache that answers and stores buffered requests (see ``ResponseCache`` and
+    /// ``Request/cachePolicy``). Default: a cache of this configuration's own, in memory only,
+    /// of ``ResponseCache/defaultMemoryCapacity`` (16 MiB). `nil` turns caching off.
+    ///
+    /// On by default because it only does what the responses' own headers allow, as a browser or
+    /// URLCache would: a response without `Cache-Control`, `Expires` or `Last-Modified` is never
+    /// answered from it without asking the origin (unless a request's policy accepts old data).
+    /// In memory by default because a folder outlives the process: give one to keep responses
+    /// across launches and work offline:
+    /// ```swift
+    /// configuration.cache = try ResponseCache(directory: ResponseCache.standardDirectory(named: "api"))
+    /// ```
+    /// Streams and downloads bypass it. Copies of a configuration share its cache, so queues
+    /// made from one configuration share responses.
+    public var cache: ResponseCache? = ResponseCache()
+
     /// Whether identical `GET` and `HEAD` requests added while one is in flight share its
     /// transfer. Default: `true`.
     ///

@@ -78,6 +78,11 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// An observer asked for a different response type than the one its request produces.
     case responseTypeMismatch(expected: String, actual: String)
 
+    /// The request may not use the network (``CachePolicy/onlyCached``, or a request
+    /// `Cache-Control: only-if-cached`) and the cache holds no response that may answer it.
+    /// The associated value is the request's URL.
+    case notCached(URL?)
+
     /// The HTTP status code, when the server's response is known.
     public var statusCode: Int? {
         if case .validationFailed(let response, _) = self { return response.statusCode }
@@ -126,6 +131,11 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
                 + "or it was added to another queue. Add the observer right after `add`, or use `send`."
         case .responseTypeMismatch(let expected, let actual):
             return "An observer expected \(expected), but the request produces \(actual)."
+        case .notCached(let url):
+            let subject = url.map { " for \($0.absoluteString.truncatedForMessages)" } ?? ""
+            return "No stored response\(subject) may answer, and the request may not use the network "
+                + "(cache policy onlyCached, or Cache-Control: only-if-cached). Load it once with the network "
+                + "available, or use the returnCachedElseLoad policy to fall back to the network."
         }
     }
 }

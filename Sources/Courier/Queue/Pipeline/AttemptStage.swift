@@ -46,6 +46,10 @@ extension RequestQueue {
         var request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile)
         request.context.cachePolicy = attempt.box.cachePolicy
         request.context.sharesTransfer = configuration.sharesIdenticalRequests && attempt.box.sharesIdenticalRequests
+        if attempt.box.showsCachedFirst && attempt.number == 1 && attempt.redirects == 0 {
+            let weakSelf = WeakRequestQueue(self)
+            request.context.cachedFirst = { weakSelf.queue?.showCachedFirst($0, of: attempt) }
+        }
         if let sink = attempt.box.sink {
             let receiver = StreamReceiver(sink: sink, queue: self, attempt: attempt, slot: slot)
             let task = transport.makeStreamingTask(for: request, receiver: receiver)
@@ -72,9 +76,11 @@ extension RequestQueue {
     func transportDidFinish(_ attempt: Attempt, slot: Once, result: Result<TransportResponse, RequestError>) {
         let response = try? result.get()
         let active = state.withLock { state in
-            state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize,
-                                 bytesReceived: Int64(response?.body.count ?? 0),
-                                 statusCode: response?.response.statusCode, redirected: attempt.redirects > 0)
+            // A body the cache answered with was not received (a 304's was empty).
+            let received = response?.source == .network ? response?.body.count ?? 0 : 0
+            state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
+                                 statusCode: response?.response.statusCode, source: response?.source,
+                                 redirected: attempt.redirects > 0)
             return state.isActive(attempt.id)
         }
         guard active else { return releaseAndStartNext(slot) }

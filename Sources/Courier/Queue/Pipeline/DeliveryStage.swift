@@ -52,11 +52,12 @@ extension RequestQueue {
             try? FileManager.default.removeItem(at: file)
         }
         claim.completion?(claim.result)
-        for observer in claim.typeObservers where observer.isDirect { observer.deliver(claim.result) }
+        let update = claim.finalUpdate
+        for observer in claim.typeObservers where observer.isDirect { observer.deliver(update) }
         let progress = TransferProgress(bytesSent: claim.metrics.bytesSent, totalBytesToSend: claim.metrics.bytesSent,
                                         bytesReceived: claim.metrics.bytesReceived,
                                         totalBytesToReceive: claim.metrics.bytesReceived)
-        guard !claim.idObservers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
+        guard !claim.idObservers.isEmpty || !claim.updateHandlers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
                 || !claim.progressObservers.isEmpty else {
             // Nobody to tell on the callback queue, unless an observer came meanwhile.
             let late = state.withLock { $0.markDelivered(claim.id) }
@@ -70,7 +71,8 @@ extension RequestQueue {
                 // The last progress report comes first, so that a progress bar is full before the result.
                 for observer in claim.progressObservers { observer.report(progress, force: true) }
                 for observer in claim.idObservers { observer(claim.result) }
-                for observer in claim.typeObservers where !observer.isDirect { observer.deliver(claim.result) }
+                for handler in claim.updateHandlers { handler(update) }
+                for observer in claim.typeObservers where !observer.isDirect { observer.deliver(update) }
                 for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
             }
         }
@@ -88,5 +90,14 @@ struct WeakRequestQueue: Sendable {
 
     init(_ queue: RequestQueue) {
         self.queue = queue
+    }
+}
+
+extension QueueState.Claim {
+    /// The result as the final ``ResponseUpdate``, with where it came from.
+    var finalUpdate: AnyUpdate {
+        let failed = if case .failure = result { true } else { false }
+        return AnyUpdate(id: id, result: result, source: failed ? nil : metrics.source, isFinal: true,
+                         cachedValueStands: failed && showedCachedValue)
     }
 }

@@ -23,14 +23,19 @@ protocol AnyRequestBox: Sendable {
     var cachePolicy: CachePolicy { get }
     /// The request's ``Request/sharesIdenticalRequests``.
     var sharesIdenticalRequests: Bool { get }
+    /// Whether its update observers are shown a stored response before its result
+    /// (``RequestQueue/load(_:priority:owner:handler:)``).
+    var showsCachedFirst: Bool { get }
 }
 
 extension AnyRequestBox {
     var sink: (any ResponseSink)? { nil }
+    var showsCachedFirst: Bool { false }
 }
 
 struct RequestBox<R: Request>: AnyRequestBox {
     let request: R
+    var showsCachedFirst = false
 
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }

@@ -36,7 +36,7 @@ extension RequestQueue {
     func streamDidEnd(_ attempt: Attempt, slot: Once, sink: any ResponseSink, receiver: StreamReceiver, error: RequestError?) {
         state.withLock { state in
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: receiver.bytesReceived,
-                                 statusCode: receiver.statusCode, redirected: attempt.redirects > 0)
+                                 statusCode: receiver.statusCode, source: .network, redirected: attempt.redirects > 0)
         }
         releaseAndStartNext(slot)
         finish(attempt.id, result: sink.close(error), urlRequest: attempt.current.urlRequest)

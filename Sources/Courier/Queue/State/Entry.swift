@@ -29,6 +29,10 @@ final class Entry {
     weak var owner: AnyObject?
     var phase: Phase = .waiting
     var idObservers: [IDObserver] = []
+    /// Observers of the request's updates (``RequestQueue/load(_:priority:owner:handler:)``).
+    var updateHandlers: [UpdateHandler] = []
+    /// Whether a stored response was shown to its update observers before its result.
+    var showedCachedValue = false
     /// The continuation of an `async` `send`, resumed without going through the callback queue.
     let completion: IDObserver?
     /// The attempt to send when a paused request is back in the waiting list.

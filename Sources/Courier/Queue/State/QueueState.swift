@@ -34,6 +34,9 @@ struct QueueState {
         let idObservers: [IDObserver]
         let typeObservers: [TypeObserver]
         let completion: IDObserver?
+        let updateHandlers: [UpdateHandler]
+        /// Whether a stored response was shown to update observers before this result.
+        let showedCachedValue: Bool
         let temporaryFile: URL?
         let metrics: RequestMetrics
         let progressObservers: [ProgressObserver]
@@ -61,11 +64,13 @@ struct QueueState {
 
     /// Adds a request to the end of its priority's waiting list and returns its new ID.
     mutating func enqueue(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
-                          completion: IDObserver?) -> RequestID {
+                          completion: IDObserver?, updates: UpdateHandler? = nil) -> RequestID {
         // The ID is drawn under the lock so that waiting order and ID order agree.
         let id = RequestID.next()
-        entries.insert(Entry(box: box, priority: priority, owner: owner, completion: completion,
-                             metrics: RequestMetrics(id: id, addedAt: Date())), for: id)
+        let entry = Entry(box: box, priority: priority, owner: owner, completion: completion,
+                          metrics: RequestMetrics(id: id, addedAt: Date()))
+        if let updates { entry.updateHandlers.append(updates) }
+        entries.insert(entry, for: id)
         admission.append(id, priority: priority)
         return id
     }
@@ -175,11 +180,13 @@ struct QueueState {
     }
 
     /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
-    mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?, redirected: Bool) {
+    mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?,
+                                 source: ResponseSource?, redirected: Bool) {
         guard let entry = entries[id] else { return }
         entry.metrics.bytesSent += bytesSent
         entry.metrics.bytesReceived += bytesReceived
         if let statusCode { entry.metrics.statusCode = statusCode }
+        if let source { entry.metrics.source = source }
         if redirected { entry.metrics.redirects += 1 }
     }
 
@@ -284,7 +291,8 @@ struct QueueState {
         metrics.finishedAt = Date()
         return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
                      idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
-                     completion: entry.completion, temporaryFile: entry.temporaryFile, metrics: metrics,
+                     completion: entry.completion, updateHandlers: entry.updateHandlers,
+                     showedCachedValue: entry.showedCachedValue, temporaryFile: entry.temporaryFile, metrics: metrics,
                      progressObservers: progress.forget(id))
     }
 
@@ -320,6 +328,15 @@ struct QueueState {
         case .kept(let result): return .deliverNow(result)
         case .unavailable: return .deliverNow(.failure(.resultUnavailable(id)))
         }
+    }
+
+    /// Notes that an active request's stored response is being shown before its result; returns
+    /// who to show it to (its update observers, and the type observers that want updates), or nil
+    /// when the request ended meanwhile.
+    mutating func showCachedValue(_ id: RequestID) -> (handlers: [UpdateHandler], typeObservers: [TypeObserver])? {
+        guard let entry = entries[id] else { return nil }
+        entry.showedCachedValue = true
+        return (entry.updateHandlers, typeObservers.active(for: entry.box.responseType).filter(\.wantsUpdates))
     }
 
     /// Adds a progress observer; false when the request is not active (it ended, or is unknown).

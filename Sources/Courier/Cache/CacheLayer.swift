@@ -1,0 +1,277 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Applies the queue's HTTP cache to buffered requests: a layer between the queue's stages
+/// (below shared transfers, so a shared transfer is looked up and stored once) and the transport.
+///
+/// For each request it asks ``CacheLookup`` what the stored responses allow, then answers from
+/// the cache, sends the request (conditionally, to validate a stored response), or fails with
+/// ``RequestError/notCached(_:)``; it stores what ``Storability`` allows, freshens a stored
+/// response with a `304` (``Revalidation``), serves a stale one when the origin fails and the
+/// response or the policy allow it, and forgets what unsafe methods change (``Invalidation``).
+/// Every answer says where it came from (``TransportResponse/source``). Streams pass through.
+final class CacheLayer: Transport {
+    let inner: any Transport
+    let cache: ResponseCache
+    /// Background revalidations (`stale-while-revalidate`) by key: one at a time per key.
+    private let revalidations = Locked<[String: any TransportTask]>([:])
+
+    init(_ inner: any Transport, cache: ResponseCache) {
+        self.inner = inner
+        self.cache = cache
+    }
+
+    func makeTask(for request: TransportRequest,
+                  completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+        CacheTask(layer: self, request: request, completion: completion)
+    }
+
+    func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
+        inner.makeStreamingTask(for: request, receiver: receiver)
+    }
+
+    func invalidate() {
+        let background = revalidations.withLock { tasks in
+            defer { tasks = [:] }
+            return Array(tasks.values)
+        }
+        for task in background { task.cancel() }
+        inner.invalidate()
+    }
+
+    // MARK: - Stale-while-revalidate
+
+    /// Revalidates a stored response that was just served stale, unless its key is being
+    /// revalidated already; the answer only updates the store.
+    fileprivate func revalidateInBackground(_ request: TransportRequest, key: String, stored: StoredResponse,
+                                            conditionalHeaders: [String: String]) {
+        var outgoing = request
+        outgoing.context.cachedFirst = nil
+        for (name, value) in conditionalHeaders { outgoing.urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let requestTime = cache.clock()
+        let task = inner.makeTask(for: outgoing) { [weak self] result in
+            guard let self else { return }
+            revalidations.withLock { $0[key] = nil }
+            guard case .success(let response) = result else { return }
+            let responseTime = cache.clock()
+            if response.response.statusCode == 304 {
+                if let freshened = Revalidation.freshened(stored, with: response.headerFields,
+                                                          requestTime: requestTime, responseTime: responseTime) {
+                    cache.store(freshened)
+                }
+            } else {
+                store(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+            }
+        }
+        let isFirst = revalidations.withLock { tasks in
+            guard tasks[key] == nil else { return false }
+            tasks[key] = task
+            return true
+        }
+        if isFirst { task.resume() } else { task.cancel() }
+    }
+
+    // MARK: - Storing
+
+    /// Stores a response to a request if the rules allow it; forgets the stored one a
+    /// `no-store` answer replaces.
+    fileprivate func store(_ response: TransportResponse, for request: TransportRequest, key: String,
+                           requestTime: Double, responseTime: Double) {
+        let requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
+        let headers = response.headerFields
+        switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
+                                  statusCode: response.response.statusCode, responseHeaders: headers) {
+        case .store(let bindsCredentials):
+            let vary = headers.first { $0.key.caseInsensitiveCompare("Vary") == .orderedSame }.map { Vary($0.value) }
+            guard let secondaryKey = (vary ?? .fields([])).secondaryKey(for: requestHeaders) else { return }
+            cache.store(StoredResponse(
+                url: key, statusCode: response.response.statusCode, headers: headers, body: response.body,
+                requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
+                credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil))
+        case .doNotStore(.noStore) where CacheControl(fieldValues: headers.compactMap {
+            $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame ? $0.value : nil }).noStore:
+            // The origin now forbids keeping what was stored.
+            cache.remove(key)
+        case .doNotStore:
+            break
+        }
+    }
+
+    /// Forgets what a request with an unsafe method changed (RFC 9111 §4.4).
+    fileprivate func invalidate(after response: TransportResponse, to request: TransportRequest) {
+        guard let url = request.urlRequest.url else { return }
+        for key in Invalidation.invalidatedKeys(method: request.urlRequest.httpMethod ?? "GET", requestURL: url,
+                                                statusCode: response.response.statusCode,
+                                                responseHeaders: response.headerFields) {
+            cache.remove(key)
+        }
+    }
+}
+
+/// One request through the cache layer: answered from the store, or sent on (perhaps
+/// conditionally) and its answer stored.
+private final class CacheTask: TransportTask {
+    private struct State {
+        var inner: (any TransportTask)?
+        var cancelled = false
+        var answeredBytes: Int64?
+    }
+
+    private let layer: CacheLayer
+    private let request: TransportRequest
+    private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+    private let completed = Once()
+    private let state = Locked(State())
+
+    init(layer: CacheLayer, request: TransportRequest,
+         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+        self.layer = layer
+        self.request = request
+        self.completion = completion
+    }
+
+    var progress: TransferProgress {
+        let (inner, answered) = state.withLock { ($0.inner, $0.answeredBytes) }
+        if let answered { return TransferProgress(bytesReceived: answered, totalBytesToReceive: answered) }
+        return inner?.progress ?? TransferProgress()
+    }
+
+    func cancel() {
+        let inner = state.withLock { state in
+            state.cancelled = true
+            return state.inner
+        }
+        // The inner task answers with cancelled; without one, this does.
+        if let inner { inner.cancel() } else { finish(.failure(.cancelled)) }
+    }
+
+    func resume() {
+        let urlRequest = request.urlRequest
+        let cache = layer.cache
+        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(key: nil) }
+        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
+        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup) : []
+        let policy = request.context.cachePolicy
+        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: cache.clock(),
+                                          heuristicLimit: cache.heuristicFreshnessLimit)
+        let best = CacheLookup.bestMatch(in: stored, for: lookup)
+        switch decision {
+        case .fresh(let response):
+            answer(with: response, .fresh)
+        case .stale(let response):
+            answer(with: response, .stale)
+        case .staleWhileRevalidate(let response, let conditionalHeaders):
+            // A caller shown the stored response first wants the fresh one as its answer.
+            if request.context.cachedFirst != nil {
+                showFirst(response)
+                return send(key: key, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
+            }
+            answer(with: response, .stale)
+            layer.revalidateInBackground(request, key: key, stored: response, conditionalHeaders: conditionalHeaders)
+        case .validate(let response, let conditionalHeaders):
+            showFirst(response)
+            send(key: key, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
+        case .load:
+            if let best { showFirst(best) }
+            send(key: key, fallback: best)
+        case .unavailable:
+            finish(.failure(.notCached(url)))
+        }
+    }
+
+    /// Hands a stored response to a caller that asked to see it before the network answers.
+    private func showFirst(_ stored: StoredResponse) {
+        guard let cachedFirst = request.context.cachedFirst else { return }
+        cachedFirst(makeResponse(stored, .stale))
+    }
+
+    private func answer(with stored: StoredResponse, _ freshness: CacheFreshness) {
+        state.withLock { $0.answeredBytes = Int64(stored.body.count) }
+        finish(.success(makeResponse(stored, freshness)))
+    }
+
+    private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
+        let url = request.urlRequest.url ?? URL(string: stored.url)!
+        let http = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1",
+                                   headerFields: stored.headers)!
+        var response = TransportResponse(response: http, body: stored.body)
+        response.source = .cache(freshness)
+        return response
+    }
+
+    /// Sends the request on: as it is, or with validators for `validating`. `fallback` answers
+    /// if the origin fails and the rules allow a stale response.
+    private func send(key: String?, validating: StoredResponse? = nil, conditionalHeaders: [String: String] = [:],
+                      fallback: StoredResponse? = nil) {
+        var outgoing = request
+        outgoing.context.cachedFirst = nil
+        for (name, value) in conditionalHeaders { outgoing.urlRequest.setValue(value, forHTTPHeaderField: name) }
+        let clock = layer.cache.clock
+        let requestTime = clock()
+        let task = layer.inner.makeTask(for: outgoing) { [self] result in
+            received(result, key: key, validating: validating, fallback: fallback,
+                     requestTime: requestTime, responseTime: clock())
+        }
+        let cancelled = state.withLock { state in
+            state.inner = task
+            return state.cancelled
+        }
+        if cancelled { return finish(.failure(.cancelled)) }
+        task.resume()
+    }
+
+    private func received(_ result: Result<TransportResponse, RequestError>, key: String?, validating: StoredResponse?,
+                          fallback: StoredResponse?, requestTime: Double, responseTime: Double) {
+        state.withLock { $0.inner = nil }  // it held this task's completion, and this task held it
+        let cache = layer.cache
+        let requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
+        let response: TransportResponse
+        switch result {
+        case .failure(let error):
+            if case .transportFailed = error, let fallback,
+               Revalidation.servesStale(fallback, after: .network, requestHeaders: requestHeaders,
+                                        policy: request.context.cachePolicy, now: responseTime,
+                                        heuristicLimit: cache.heuristicFreshnessLimit) {
+                return answer(with: fallback, .stale)
+            }
+            return finish(.failure(error))
+        case .success(let received):
+            response = received
+        }
+        let status = response.response.statusCode
+        if let validating, status == 304 {
+            guard let freshened = Revalidation.freshened(validating, with: response.headerFields,
+                                                         requestTime: requestTime, responseTime: responseTime) else {
+                // The 304 speaks of another response than the one stored: ask again, without validators.
+                return send(key: key, fallback: fallback)
+            }
+            cache.store(freshened)
+            return answer(with: freshened, .revalidated)
+        }
+        if let fallback, Revalidation.servesStale(fallback, after: .status(status), requestHeaders: requestHeaders,
+                                                  policy: request.context.cachePolicy, now: responseTime,
+                                                  heuristicLimit: cache.heuristicFreshnessLimit) {
+            return answer(with: fallback, .stale)
+        }
+        if let key { layer.store(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) }
+        layer.invalidate(after: response, to: request)
+        finish(.success(response))
+    }
+
+    private func finish(_ result: Result<TransportResponse, RequestError>) {
+        if completed.take() { completion(result) }
+    }
+}
+
+extension TransportResponse {
+    /// The response's header fields as strings (HTTPURLResponse keeps them as `[AnyHashable: Any]`).
+    var headerFields: [String: String] {
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            fields["\(name)"] = "\(value)"
+        }
+        return fields
+    }
+}
