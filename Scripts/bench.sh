@@ -78,6 +78,8 @@ http {
         listen 127.0.0.1:$port backlog=4096;
         root $www;
         location = /small.json { }
+        # The same JSON, fresh for an hour: the cache figure's hits.
+        location = /cached.json { alias $www/small.json; expires 1h; }
         location = /large.bin { }
         location = /stream-256MiB.bin { }
         location = /download-1GiB.bin { }

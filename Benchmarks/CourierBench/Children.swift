@@ -118,7 +118,7 @@ private func loadChild(kind: String, count: Int, baseURL: URL, inFlight: Int) ->
 /// then releases the queue (cancelling them all).
 private func addChild(count: Int, baseURL: URL) -> ChildReport {
     var report = ChildReport(count: count)
-    var configuration = RequestQueueConfiguration.default
+    var configuration = RequestQueueConfiguration.withoutCaching
     configuration.callbackQueue = DispatchQueue(label: "CourierBench.add")
     configuration.maxConcurrentRequests = 8
     var queue: RequestQueue? = RequestQueue(configuration: configuration, baseURL: baseURL)

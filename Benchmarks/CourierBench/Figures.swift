@@ -27,6 +27,7 @@ let allFigures: [Figure] = [
     Figure(key: "slow-consumer", title: "Slow consumer (1 MB/s) of a 256 MiB stream, RSS", needsServer: true,
            run: slowConsumerFigure),
     Figure(key: "download", title: "1 GiB download to a file", needsServer: true, run: downloadFigure),
+    Figure(key: "cache", title: "HTTP cache: hits from memory and disk, and a miss", needsServer: true, run: cacheFigure),
 ]
 
 // MARK: - Helpers

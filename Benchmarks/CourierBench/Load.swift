@@ -78,9 +78,11 @@ enum CourierTransport: CaseIterable, Sendable {
         }
     }
 
-    /// A queue configuration with this transport, a private serial callback queue and the limit.
+    /// A queue configuration with this transport, a private serial callback queue and the limit;
+    /// without the cache and shared transfers, so that every request is a transfer (the network
+    /// figures repeat one URL). The `cache` figure measures those.
     func configuration(label: String, maxConcurrentRequests: Int) -> RequestQueueConfiguration {
-        var configuration = RequestQueueConfiguration.default
+        var configuration = RequestQueueConfiguration.withoutCaching
         configuration.transport = setting
         configuration.callbackQueue = DispatchQueue(label: label)
         configuration.maxConcurrentRequests = maxConcurrentRequests
@@ -313,5 +315,15 @@ private final class LoadRun: Sendable {
         } else {
             for _ in 0..<next { startOne() }
         }
+    }
+}
+
+extension RequestQueueConfiguration {
+    /// The default configuration without the cache and shared transfers.
+    static var withoutCaching: RequestQueueConfiguration {
+        var configuration = RequestQueueConfiguration.default
+        configuration.cache = nil
+        configuration.sharesIdenticalRequests = false
+        return configuration
     }
 }

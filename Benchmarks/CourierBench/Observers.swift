@@ -98,7 +98,7 @@ func observerDeliveryFigure(_ bench: Bench) -> [Row] {
     let observerCount = 100_000
 
     func makeQueue() -> RequestQueue {
-        var configuration = RequestQueueConfiguration.default
+        var configuration = RequestQueueConfiguration.withoutCaching
         configuration.callbackQueue = DispatchQueue(label: "CourierBench.observers")
         configuration.maxConcurrentRequests = 16
         return RequestQueue(configuration: configuration, baseURL: nil)

@@ -10,15 +10,16 @@ import Foundation
 enum CacheHeaders {
     /// The value of the field `name`, or nil when there is none.
     static func value(_ name: String, in headers: [String: String]) -> String? {
-        var found: [(name: String, value: String)] = []
-        for (key, value) in headers where namesEqual(key, name) { found.append((key, value)) }
-        switch found.count {
-        case 0: return nil
-        case 1: return found[0].value
-        default:
-            return found.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-                .map(\.value).joined(separator: ", ")
+        // One pass without allocating: a field is almost always there once or not at all.
+        var first: (name: String, value: String)?
+        var more: [(name: String, value: String)] = []
+        for (key, value) in headers where namesEqual(key, name) {
+            if first == nil { first = (key, value) } else { more.append((key, value)) }
         }
+        guard let first else { return nil }
+        if more.isEmpty { return first.value }
+        return ([first] + more).sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+            .map(\.value).joined(separator: ", ")
     }
 
     /// Whether the field `name` is present (with any value, even empty).

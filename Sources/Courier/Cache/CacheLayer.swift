@@ -17,6 +17,17 @@ final class CacheLayer: Transport {
     let cache: ResponseCache
     /// Background revalidations (`stale-while-revalidate`) by key: one at a time per key.
     private let revalidations = Locked<[String: any TransportTask]>([:])
+    /// Heads made for stored responses: Linux's HTTPURLResponse spends microseconds on its
+    /// header fields, more than the rest of a hit, so a response answering again reuses its head.
+    private let heads = Locked<[HeadKey: HTTPURLResponse]>([:])
+
+    private struct HeadKey: Hashable {
+        let url: String
+        let statusCode: Int
+        let requestTime: Double
+        let responseTime: Double
+        let secondaryKey: [String?]
+    }
 
     init(_ inner: any Transport, cache: ResponseCache) {
         self.inner = inner
@@ -73,6 +84,19 @@ final class CacheLayer: Transport {
         if isFirst { task.resume() } else { task.cancel() }
     }
 
+    /// The head of a stored response answering a request for `url`.
+    fileprivate func head(of stored: StoredResponse, for url: URL) -> HTTPURLResponse {
+        let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
+                          responseTime: stored.responseTime, secondaryKey: stored.secondaryKey)
+        if let head = heads.withLock({ $0[key] }) { return head }
+        let head = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: stored.headers)!
+        heads.withLock { heads in
+            if heads.count >= 256 { heads.removeAll(keepingCapacity: true) }
+            heads[key] = head
+        }
+        return head
+    }
+
     // MARK: - Storing
 
     /// Stores a response to a request if the rules allow it; forgets the stored one a
@@ -84,14 +108,13 @@ final class CacheLayer: Transport {
         switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
                                   statusCode: response.response.statusCode, responseHeaders: headers) {
         case .store(let bindsCredentials):
-            let vary = headers.first { $0.key.caseInsensitiveCompare("Vary") == .orderedSame }.map { Vary($0.value) }
-            guard let secondaryKey = (vary ?? .fields([])).secondaryKey(for: requestHeaders) else { return }
+            let vary = CacheHeaders.value("Vary", in: headers).map(Vary.init) ?? .fields([])
+            guard let secondaryKey = vary.secondaryKey(for: requestHeaders) else { return }
             cache.store(StoredResponse(
                 url: key, statusCode: response.response.statusCode, headers: headers, body: response.body,
                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
                 credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil))
-        case .doNotStore(.noStore) where CacheControl(fieldValues: headers.compactMap {
-            $0.key.caseInsensitiveCompare("Cache-Control") == .orderedSame ? $0.value : nil }).noStore:
+        case .doNotStore(.noStore) where CacheHeaders.cacheControl(in: headers).noStore:
             // The origin now forbids keeping what was stored.
             cache.remove(key)
         case .doNotStore:
@@ -101,10 +124,10 @@ final class CacheLayer: Transport {
 
     /// Forgets what a request with an unsafe method changed (RFC 9111 §4.4).
     fileprivate func invalidate(after response: TransportResponse, to request: TransportRequest) {
-        guard let url = request.urlRequest.url else { return }
-        for key in Invalidation.invalidatedKeys(method: request.urlRequest.httpMethod ?? "GET", requestURL: url,
-                                                statusCode: response.response.statusCode,
-                                                responseHeaders: response.headerFields) {
+        let method = request.urlRequest.httpMethod ?? "GET"
+        guard !Invalidation.safeMethods.contains(method), let url = request.urlRequest.url else { return }
+        for key in Invalidation.invalidatedKeys(method: method, requestURL: url,
+                                                statusCode: response.response.statusCode, responseHeaders: response.headerFields) {
             cache.remove(key)
         }
     }
@@ -156,7 +179,6 @@ private final class CacheTask: TransportTask {
         let policy = request.context.cachePolicy
         let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: cache.clock(),
                                           heuristicLimit: cache.heuristicFreshnessLimit)
-        let best = CacheLookup.bestMatch(in: stored, for: lookup)
         switch decision {
         case .fresh(let response):
             answer(with: response, .fresh)
@@ -174,6 +196,8 @@ private final class CacheTask: TransportTask {
             showFirst(response)
             send(key: key, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
         case .load:
+            // What the policy or stale-if-error may still fall back on, or show first.
+            let best = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
             if let best { showFirst(best) }
             send(key: key, fallback: best)
         case .unavailable:
@@ -194,9 +218,7 @@ private final class CacheTask: TransportTask {
 
     private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        let http = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1",
-                                   headerFields: stored.headers)!
-        var response = TransportResponse(response: http, body: stored.body)
+        var response = TransportResponse(response: layer.head(of: stored, for: url), body: stored.body)
         response.source = .cache(freshness)
         return response
     }

@@ -44,10 +44,14 @@ enum CacheLookup {
     /// `stored`.
     static func bestMatch(in stored: [StoredResponse], for request: CacheRequest) -> StoredResponse? {
         let credentials = Storability.credentialKey(requestHeaders: request.headers)
+        let matching = stored.filter { response in
+            response.url == request.url && response.vary.matches(response.secondaryKey, headers: request.headers)
+                && (response.credentialKey == nil || response.credentialKey == credentials)
+        }
+        // One match (the usual case) needs no dates.
+        if matching.count < 2 { return matching.first }
         var best: (response: StoredResponse, date: Double)?
-        for response in stored where response.url == request.url
-            && response.vary.matches(response.secondaryKey, headers: request.headers)
-            && (response.credentialKey == nil || response.credentialKey == credentials) {
+        for response in matching {
             let date = CacheHeaders.date("Date", in: response.headers, now: response.responseTime) ?? response.responseTime
             if let current = best,
                (current.date, current.response.responseTime) >= (date, response.responseTime) { continue }

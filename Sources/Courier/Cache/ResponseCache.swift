@@ -127,8 +127,8 @@ public final class ResponseCache: Sendable {
     /// disk (then kept in memory too).
     func responses(for key: String, matching request: CacheRequest) -> [StoredResponse] {
         let inMemory = memory?.responses(for: key) ?? []
-        if CacheLookup.bestMatch(in: inMemory, for: request) != nil { return inMemory }
         guard let disk else { return inMemory }
+        if !inMemory.isEmpty && CacheLookup.bestMatch(in: inMemory, for: request) != nil { return inMemory }
         let found = disk.responses(for: key)
         if let memory {
             for response in found.reversed() where response.cost <= memory.capacity / 8 { memory.store(response) }

@@ -32,11 +32,7 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The value of a header field, its name compared case-insensitively.
     func header(_ name: String) -> String? {
-        if let value = headers[name] { return value }
-        for (key, value) in headers where key.caseInsensitiveCompare(name) == .orderedSame {
-            return value
-        }
-        return nil
+        CacheHeaders.value(name, in: headers)
     }
 
     /// The stored response's `Vary`; fields none when it has no `Vary` field.
@@ -62,6 +58,8 @@ struct StoredResponse: Sendable, Hashable {
 /// are kept byte for byte (normalising percent-encoding could merge different resources).
 enum CacheKey {
     static func make(for url: URL) -> String? {
+        let text = url.absoluteString
+        if isCanonical(text) { return text }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true),
               let scheme = components.scheme?.lowercased(), let host = components.host, !host.isEmpty
         else { return nil }
@@ -73,6 +71,37 @@ enum CacheKey {
         }
         if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         return components.string
+    }
+
+    /// Whether a URL's text is its key already (the usual case, checked byte by byte because
+    /// parsing it into components costs microseconds on every cache hit): `http` or `https`, a
+    /// lowercase host without user info, no default port, a path, and no fragment.
+    static func isCanonical(_ text: String) -> Bool {
+        var bytes = text.utf8[...]
+        let scheme: String
+        if bytes.starts(with: "https://".utf8) {
+            scheme = "https"
+            bytes = bytes.dropFirst(8)
+        } else if bytes.starts(with: "http://".utf8) {
+            scheme = "http"
+            bytes = bytes.dropFirst(7)
+        } else {
+            return false
+        }
+        // The authority: lowercase host characters and an optional port; anything unusual
+        // (user info, IPv6 brackets, upper case, percent-encoding) takes the slow path.
+        var authority: [UInt8] = []
+        while let byte = bytes.first, byte != UInt8(ascii: "/") {
+            guard byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+            else { return false }
+            authority.append(byte)
+            bytes = bytes.dropFirst()
+        }
+        guard !authority.isEmpty, authority.first != UInt8(ascii: ":"), !bytes.isEmpty, !bytes.contains(UInt8(ascii: "#"))
+        else { return false }
+        let defaultPort = (scheme == "http" ? ":80" : ":443").utf8
+        return !authority.reversed().starts(with: defaultPort.reversed())
     }
 }
 

@@ -17,7 +17,7 @@ final class SharingTransport: Transport {
     struct Key: Hashable {
         let method: String
         let url: String
-        let headers: [String]
+        let headers: [String: String]
         let policy: CachePolicy
         let cachedFirst: Bool
     }
@@ -75,10 +75,8 @@ final class SharingTransport: Transport {
         let method = urlRequest.httpMethod ?? "GET"
         guard method == "GET" || method == "HEAD", urlRequest.httpBody == nil, urlRequest.httpBodyStream == nil,
               let url = urlRequest.url?.absoluteString else { return nil }
-        let headers = (urlRequest.allHTTPHeaderFields ?? [:])
-            .map { $0.key.lowercased() + ":" + $0.value }
-            .sorted()
-        return Key(method: method, url: url, headers: headers, policy: request.context.cachePolicy,
+        // Names as set: requests that spell one name differently do not share, which is harmless.
+        return Key(method: method, url: url, headers: urlRequest.allHTTPHeaderFields ?? [:], policy: request.context.cachePolicy,
                    cachedFirst: request.context.cachedFirst != nil)
     }
 

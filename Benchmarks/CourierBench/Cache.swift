@@ -1,0 +1,120 @@
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// MARK: - The HTTP cache
+
+/// nginx's small JSON, fresh for an hour (`expires 1h`): what the cache's hits answer.
+private struct CachedSmallRequest: Request {
+    typealias ResponseType = EmptyResponse
+    var path: String { "/cached.json" }
+    var method: HTTPMethod { .get }
+}
+
+/// The small JSON at a URL of its own each time (nginx ignores the query): every request misses.
+private struct UniqueSmallRequest: Request {
+    typealias ResponseType = EmptyResponse
+    let number: Int
+    var path: String { "/small.json?n=\(number)" }
+    var method: HTTPMethod { .get }
+}
+
+/// `count` sequential `send`s of the requests `make` makes; each one's time to its result.
+private func cacheRound(_ queue: RequestQueue, count: Int, make: @escaping @Sendable (Int) -> any Request) -> LatencyRound {
+    blockingAwait {
+        var round = LatencyRound()
+        round.times.reserveCapacity(count)
+        for index in 0..<count {
+            let request = make(index)
+            let start = now()
+            do {
+                _ = try await send(request, on: queue)
+                round.times.append(now() - start)
+            } catch {
+                round.failed("\(error)")
+            }
+        }
+        return round
+    }
+}
+
+private func send<R: Request>(_ request: R, on queue: RequestQueue) async throws -> R.ResponseType {
+    try await queue.send(request)
+}
+
+/// A fresh hit from memory and from disk against the same request over loopback, and what the
+/// cache adds to a request that misses, all through the curl transport, one request at a time.
+func cacheFigure(_ bench: Bench) -> [Row] {
+    let count = bench.options.count(2_000, quick: 300)
+    let folder = URL(fileURLWithPath: ".build/bench/cache-\(UUID().uuidString)", isDirectory: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var errors = 0
+    var firstError: String?
+    var missNumber = 0
+
+    func queue(cache: ResponseCache?) -> RequestQueue {
+        var configuration = CourierTransport.curl.configuration(label: "CourierBench.cache", maxConcurrentRequests: 1)
+        configuration.cache = cache
+        return RequestQueue(configuration: configuration, baseURL: bench.baseURL)
+    }
+    func contender(_ name: String, on queue: RequestQueue, unique: Bool) -> Contender {
+        let round = { (count: Int) -> LatencyRound in
+            let first = missNumber
+            missNumber += count
+            return cacheRound(queue, count: count) { index in
+                unique ? UniqueSmallRequest(number: first + index) as any Request : CachedSmallRequest()
+            }
+        }
+        return Contender(name, warmUp: {
+            let warm = round(50)
+            errors += warm.errors
+            firstError = firstError ?? warm.firstError.map { "\(name) (warm-up): \($0)" }
+        }, round: {
+            let result = round(count)
+            errors += result.errors
+            firstError = firstError ?? result.firstError.map { "\(name): \($0)" }
+            return median(result.times) * 1e6
+        })
+    }
+
+    let diskCache: ResponseCache
+    do {
+        diskCache = try ResponseCache(memoryCapacity: 0, directory: folder, diskCapacity: 64 << 20)
+    } catch {
+        return [Row(figure: "HTTP cache", variant: "disk store", unit: "µs", errors: 1, note: "\(error)")]
+    }
+    let network = "loopback request, cache off"
+    let memoryHit = "fresh hit from memory"
+    let diskHit = "fresh hit from disk (memory store off)"
+    let missOff = "miss, cache off"
+    let missOn = "miss, cache on (looked up, sent, stored)"
+    let results = measure(bench, [
+        contender(network, on: queue(cache: nil), unique: false),
+        contender(memoryHit, on: queue(cache: ResponseCache()), unique: false),
+        contender(diskHit, on: queue(cache: diskCache), unique: false),
+        contender(missOff, on: queue(cache: nil), unique: true),
+        contender(missOn, on: queue(cache: ResponseCache()), unique: true),
+    ])
+    let figure = "HTTP cache, small JSON, one request at a time through the curl transport (\(grouped(count)) per round)"
+    let errorNote = errors > 0 ? "; \(errors) errors, first: \(firstError ?? "?")" : ""
+    let speedup = { (name: String) -> String in
+        guard let hit = results[name]?.median, let loopback = results[network]?.median, hit > 0 else { return "?" }
+        return String(format: "%.1f", loopback / hit)
+    }
+    return [
+        Row(figure: figure, variant: "time to the result: \(memoryHit)", unit: "µs", courier: results[memoryHit],
+            baselineName: network, baseline: results[network], target: .ratioAtMost(0.05), errors: errors,
+            note: "value per round: the median request; \(speedup(memoryHit)) × faster than the loopback request (target ≥ 20 ×)"
+                + errorNote),
+        Row(figure: figure, variant: "time to the result: \(diskHit)", unit: "µs", courier: results[diskHit],
+            baselineName: network, baseline: results[network], target: .ratioAtMost(0.2), errors: errors,
+            note: "\(speedup(diskHit)) × faster than the loopback request (target ≥ 5 ×); the file is in the page cache, as a "
+                + "recently used one is" + errorNote),
+        Row(figure: figure, variant: "time to the result: \(missOn), every URL new", unit: "µs", courier: results[missOn],
+            baselineName: missOff, baseline: results[missOff], target: .ratioAtMost(1.05), errors: errors,
+            note: "both send the same unique URLs; the cache stores each response (evicting the oldest)" + errorNote),
+    ]
+}
