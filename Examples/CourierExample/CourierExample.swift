@@ -99,6 +99,17 @@ struct DelayRequest: Request {
     let seconds: Int
     var path: String { "/delay/\(seconds)" }
     var method: HTTPMethod { .get }
+    /// Each is a transfer of its own, for the concurrency demo: identical GETs in flight would
+    /// otherwise share one.
+    var sharesIdenticalRequests: Bool { false }
+}
+
+/// httpbin's caching endpoints: `/cache/60` is fresh for a minute; `/cache` must be validated
+/// (httpbin answers the validation with 304).
+struct CacheDemoRequest: Request {
+    typealias ResponseType = EmptyResponse
+    let path: String
+    var method: HTTPMethod { .get }
 }
 
 /// Server-sent events: the request's response type is how the stream ended.
@@ -153,7 +164,8 @@ final class StepLogger: RequestQueueDelegate {
 
     func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
         log("finished \(metrics.id) in \(String(format: "%.1f", metrics.totalDuration * 1000)) ms, "
-            + "\(metrics.bytesSent) B sent, \(metrics.bytesReceived) B received")
+            + "\(metrics.bytesSent) B sent, \(metrics.bytesReceived) B received"
+            + (metrics.source.map { ", from the \($0)" } ?? ""))
     }
 }
 
@@ -287,7 +299,18 @@ struct CourierExample {
         }
         print(String(format: "    6 requests took %.1f s: three waves of two", Date().timeIntervalSince(started)))
 
-        step(9, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
+        step(9, "The HTTP cache: a fresh response from memory, and a stored one shown first, then confirmed")
+        _ = try await queue.send(CacheDemoRequest(path: "/cache/60"))
+        _ = try await queue.send(CacheDemoRequest(path: "/cache/60"))      // nothing sent: fresh for 60 s
+        _ = try await queue.send(CacheDemoRequest(path: "/cache"))
+        let (updates, update) = AsyncStream.makeStream(of: ResponseUpdate<EmptyResponse>.self)
+        queue.load(CacheDemoRequest(path: "/cache")) { update.yield($0) }   // stale at once: shown, then validated
+        for await next in updates {
+            print("    load: \(next.isFinal ? "then" : "at once"), from the \(next.source.map { "\($0)" } ?? "error")")
+            if next.isFinal { break }
+        }
+
+        step(10, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
         guard let eventsURL else {
             return print("    skipped: pass --events-url with the URL of Scripts/sse_server.py")
         }
