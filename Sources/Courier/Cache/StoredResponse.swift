@@ -93,6 +93,11 @@ protocol CacheStore: AnyObject, Sendable {
     /// Removes everything.
     func removeAll()
 
+    /// Waits until the changes asked so far are done where the store keeps them (a disk store
+    /// writes its files in the background; a memory store has nothing to wait for). For tests
+    /// and a clean shutdown.
+    func flush()
+
     /// The bytes the stored responses cost (``StoredResponse/cost`` for memory, file sizes on disk).
     var size: Int { get }
 
