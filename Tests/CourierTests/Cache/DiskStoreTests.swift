@@ -513,15 +513,8 @@ final class DiskStoreTests: XCTestCase {
         return try open(capacity: capacity)
     }
 
-    /// The entry files in the directory, by name.
     private func entryFiles() throws -> [(name: String, size: Int)] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { CacheEntryFile.Name(fileName: $0) != nil }
-            .sorted()
-            .map { name in
-                let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
-                return (name, (attributes[.size] as? NSNumber)?.intValue ?? -1)
-            }
+        try CourierTests.entryFiles(in: directory)
     }
 
     /// Makes a directory impossible to create files in: by its permissions, or, for root (whom

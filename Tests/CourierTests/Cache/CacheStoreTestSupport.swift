@@ -19,3 +19,14 @@ extension StoredResponse {
         return response
     }
 }
+
+/// The entry files in a cache directory, by name, with their sizes.
+func entryFiles(in directory: URL) throws -> [(name: String, size: Int)] {
+    try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        .filter { CacheEntryFile.Name(fileName: $0) != nil }
+        .sorted()
+        .map { name in
+            let attributes = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            return (name, (attributes[.size] as? NSNumber)?.intValue ?? -1)
+        }
+}
