@@ -41,9 +41,10 @@ enum CacheStoreError: Error, Equatable, CustomStringConvertible {
 ///   removes temporary files a crash left. The index maps each URL's hash to its variants'
 ///   files and keeps them in the order of their last use, which eviction follows.
 /// - Last use: kept in memory and written to disk as each file's modification time, so that the
-///   order survives a restart: a write sets it, and reads set it later on the write queue (several
-///   reads before the queue gets to them cost one `utimensat` per file). A crash may lose the
-///   most recent of these times, which only makes eviction a little less exact.
+///   order survives a restart: a write sets it, and the reads of a second are set together a
+///   second later on the write queue (one `utimensat` per file read; ``flush()`` and releasing the
+///   store write them at once). A crash may lose the latest of these times, which only makes
+///   eviction a little less exact.
 /// - Ownership: one process per directory. Opening takes an exclusive `flock` on a lock file in
 ///   the directory, and fails with ``CacheStoreError/usedByAnotherProcess(_:)`` while another
 ///   process holds it. In one process, opening a directory that already has a store returns that
@@ -131,6 +132,8 @@ final class DiskStore: CacheStore {
     private let state = Locked(State())
     /// Every file operation but reads, in the order the index changed.
     private let queue = DispatchQueue(label: "Courier.DiskStore")
+    /// How long last uses wait in memory before they are written.
+    private static let useDelay = DispatchTimeInterval.seconds(1)
 
     // MARK: - Opening
 
@@ -200,8 +203,10 @@ final class DiskStore: CacheStore {
     }
 
     deinit {
-        // Every block on the queue holds the store: none is left. Give the lock back unless a
-        // new store of the directory took it over meanwhile.
+        // Every block on the queue but the delayed writing of uses holds the store: none is
+        // left. Write the uses, and give the lock back unless a new store of the directory took
+        // it over meanwhile.
+        writeUses()
         let path = directory.path
         Self.registry.withLock { registry in
             guard let registration = registry[path], registration.store == nil else { return }
@@ -231,7 +236,9 @@ final class DiskStore: CacheStore {
             }
             if !state.uses.isEmpty, !state.usesScheduled {
                 state.usesScheduled = true
-                queue.async { self.writeUses() }
+                // A second later, so that the reads meanwhile wake no thread and cost one
+                // `utimensat` per file; a store released before then writes them as it goes.
+                queue.asyncAfter(deadline: .now() + Self.useDelay) { [weak self] in self?.writeUses() }
             }
             return entries
         }
@@ -299,9 +306,10 @@ final class DiskStore: CacheStore {
         }
     }
 
-    /// Waits until every file operation asked so far is done. Not to be called on the store's queue.
+    /// Waits until every file operation asked so far is done, the last uses written too. Not to
+    /// be called on the store's queue.
     func flush() {
-        queue.sync {}
+        queue.sync { writeUses() }
     }
 
     // MARK: - On the queue

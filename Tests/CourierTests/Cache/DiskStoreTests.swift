@@ -114,6 +114,23 @@ final class DiskStoreTests: XCTestCase {
         XCTAssertEqual(store!.size, 3 * entrySize)
     }
 
+    func testLastUsesAreWrittenWhenTheStoreIsReleased() throws {
+        // Given A, B, C on disk, then A read, and the store released at once, without a flush
+        let entrySize = try XCTUnwrap(CacheEntryFile.encodedSize(of: .sample(a)))
+        var store: DiskStore? = try open(capacity: 3 * entrySize)
+        for url in [a, b, c] { store!.store(.sample(url)) }
+        store!.flush()
+        XCTAssertEqual(store!.responses(for: a).count, 1)
+        weak let released = store
+        store = nil
+        XCTAssertNil(released, "the delayed writing of uses does not keep the store")
+        // When the directory is opened again and D stored
+        store = try open(capacity: 3 * entrySize)
+        store!.store(.sample(d))
+        // Then B went: A's read reached the disk
+        XCTAssertEqual([a, b, c, d].map { store!.responses(for: $0).count }, [1, 0, 1, 1])
+    }
+
     func testTheBoundHoldsAfterEveryWriteAndAcrossASmallerReopen() throws {
         // Given a store of 10 KB and responses of various sizes stored in turn
         var store: DiskStore? = try open(capacity: 10_000)
