@@ -58,26 +58,27 @@ final class DiskStore: CacheStore {
         var storedAt: Double
     }
 
-    private struct Entry {
+    private struct Entry: UseOrderEntry {
         let name: CacheEntryFile.Name
-        var size: Int
+        /// The file's size.
+        let cost: Int
         /// The response while its file is being written.
         var pending: Pending?
         var lastUse: Double
         /// Unique to one store of the entry: tells a later store of the same variant apart.
         let version: Int
+
+        var group: UInt64 { name.urlHash }
     }
 
     private struct State {
-        var order = UseOrder<Entry>()
-        /// The slots of each URL's variants, by the hash of the URL.
-        var slots: [UInt64: [Int]] = [:]
-        var size = 0
+        var entries = UseOrder<Entry>()
         /// The latest time handed out: times only increase, so uses are ordered even when the
         /// clock does not move between them or goes back.
         var clock: Double = 0
         var versions = 0
-        /// Last uses to write as modification times.
+        /// Last uses to write as modification times (of files that may have gone since: then
+        /// writing the time does nothing).
         var uses: [CacheEntryFile.Name: Double] = [:]
         var usesScheduled = false
 
@@ -92,40 +93,12 @@ final class DiskStore: CacheStore {
         }
 
         func slot(named name: CacheEntryFile.Name) -> Int? {
-            slots[name.urlHash]?.first { order[$0].name == name }
+            entries.slots(of: name.urlHash).first { entries[$0].name == name }
         }
 
         /// The slot of exactly this store of an entry: nil once it was replaced or removed.
         func slot(of name: CacheEntryFile.Name, version: Int) -> Int? {
-            slot(named: name).flatMap { order[$0].version == version ? $0 : nil }
-        }
-
-        mutating func insert(_ entry: Entry) {
-            let slot = order.insert(entry)
-            slots[entry.name.urlHash, default: []].append(slot)
-            size += entry.size
-        }
-
-        @discardableResult
-        mutating func remove(_ slot: Int) -> Entry {
-            let entry = order.remove(slot)
-            size -= entry.size
-            let urlHash = entry.name.urlHash
-            if var variants = slots[urlHash] {
-                variants.removeAll { $0 == slot }
-                slots[urlHash] = variants.isEmpty ? nil : variants
-            }
-            uses[entry.name] = nil
-            return entry
-        }
-
-        /// Removes the least recently used entries until the rest fit; returns their names.
-        mutating func evict(toFit capacity: Int) -> [CacheEntryFile.Name] {
-            var evicted: [CacheEntryFile.Name] = []
-            while size > capacity, let oldest = order.oldest {
-                evicted.append(remove(oldest).name)
-            }
-            return evicted
+            slot(named: name).flatMap { entries[$0].version == version ? $0 : nil }
         }
     }
 
@@ -194,12 +167,12 @@ final class DiskStore: CacheStore {
         files.sort { ($0.file.modified, $0.file.name) < ($1.file.modified, $1.file.name) }
         let evicted = state.withLock { state in
             for (name, file) in files {
-                state.insert(Entry(name: name, size: file.size, lastUse: file.modified, version: state.nextVersion()))
+                state.entries.insert(Entry(name: name, cost: file.size, lastUse: file.modified, version: state.nextVersion()))
                 state.clock = max(state.clock, file.modified)
             }
-            return state.evict(toFit: capacity)
+            return state.entries.evict(toFit: capacity)
         }
-        for name in evicted { directory.remove(name.fileName) }
+        for entry in evicted { directory.remove(entry.name.fileName) }
     }
 
     deinit {
@@ -218,19 +191,20 @@ final class DiskStore: CacheStore {
     // MARK: - CacheStore
 
     var size: Int {
-        state.withLock { $0.size }
+        state.withLock { $0.entries.size }
     }
 
     func responses(for url: String) -> [StoredResponse] {
         let urlHash = CacheEntryFile.urlHash(url)
         let entries = state.withLock { state -> [Entry] in
-            guard let slots = state.slots[urlHash] else { return [] }
+            let slots = state.entries.slots(of: urlHash)
+            guard !slots.isEmpty else { return [] }
             let time = state.now()
             var entries: [Entry] = []
-            for slot in slots {
-                state.order.use(slot)
-                state.order[slot].lastUse = time
-                let entry = state.order[slot]
+            for slot in slots.reversed() {
+                state.entries.use(slot)
+                state.entries[slot].lastUse = time
+                let entry = state.entries[slot]
                 if entry.pending == nil { state.uses[entry.name] = time }
                 entries.append(entry)
             }
@@ -269,10 +243,10 @@ final class DiskStore: CacheStore {
             let time = state.now()
             let version = state.nextVersion()
             // The new file replaces the old one by its rename: nothing to remove.
-            if let slot = state.slot(named: name) { state.remove(slot) }
-            state.insert(Entry(name: name, size: size, pending: Pending(response: response, storedAt: time),
-                               lastUse: time, version: version))
-            let evicted = state.evict(toFit: capacity)
+            if let slot = state.slot(named: name) { state.entries.remove(slot) }
+            state.entries.insert(Entry(name: name, cost: size, pending: Pending(response: response, storedAt: time),
+                                       lastUse: time, version: version))
+            let evicted = state.entries.evict(toFit: capacity).map(\.name)
             // Queued under the lock, so that the queue sees the changes in the index's order.
             queue.async {
                 self.removeFiles(evicted)
@@ -286,16 +260,14 @@ final class DiskStore: CacheStore {
         state.withLock { state in
             // Every variant with the URL's hash: another URL with the same hash (one chance in
             // 2^64) loses its entries too, which a cache may do.
-            let names = (state.slots[urlHash] ?? []).map { state.remove($0).name }
+            let names = state.entries.slots(of: urlHash).map { state.entries.remove($0).name }
             queue.async { self.removeFiles(names) }
         }
     }
 
     func removeAll() {
         state.withLock { state in
-            state.order.removeAll()
-            state.slots = [:]
-            state.size = 0
+            state.entries.removeAll()
             state.uses = [:]
             queue.async {
                 for file in self.directory.files()
@@ -315,13 +287,13 @@ final class DiskStore: CacheStore {
     // MARK: - On the queue
 
     private func write(_ response: StoredResponse, name: CacheEntryFile.Name, version: Int, storedAt: Double) {
-        let lastUse = state.withLock { state in state.slot(of: name, version: version).map { state.order[$0].lastUse } }
+        let lastUse = state.withLock { state in state.slot(of: name, version: version).map { state.entries[$0].lastUse } }
         // Replaced or removed since: a later block writes the new one or removes the file.
         guard let lastUse else { return }
         let written = directory.write(CacheEntryFile.encode(response, storedAt: storedAt), to: name.fileName, modified: lastUse)
         state.withLock { state in
             guard let slot = state.slot(of: name, version: version) else { return }
-            if written { state.order[slot].pending = nil } else { state.remove(slot) }
+            if written { state.entries[slot].pending = nil } else { state.entries.remove(slot) }
         }
         // A failed write drops the entry: an older file of the same variant must not come back.
         if !written { directory.remove(name.fileName) }
@@ -347,7 +319,7 @@ final class DiskStore: CacheStore {
     private func discard(_ entry: Entry) {
         state.withLock { state in
             guard let slot = state.slot(of: entry.name, version: entry.version) else { return }
-            state.remove(slot)
+            state.entries.remove(slot)
             queue.async { self.directory.remove(entry.name.fileName) }
         }
     }
