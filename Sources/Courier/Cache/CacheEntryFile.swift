@@ -27,11 +27,13 @@ import Foundation
 /// | 8 + n | body: a `UInt64` byte count and the bytes |
 /// | 8 | checksum: XXH64 (seed 0) of every byte before it |
 ///
-/// The checksum detects torn and corrupt files (a write cut short, a flipped bit, a file
-/// truncated or swapped); it is not a defence against anyone who can write the directory. A
-/// reader checks the magic, the version, every length against the bytes left, the checksum, that
-/// nothing follows the body, and that the file's own URL and variant hash to its name; any
-/// failure makes the file unreadable, and the store deletes it.
+/// The checksum detects torn and corrupt files (a write cut short, a flipped bit, a truncated
+/// file); it is no defence against anyone who can write the directory. A reader checks the magic,
+/// the version, every length against the bytes left, the checksum and that nothing follows the
+/// body; the store then checks that the file's URL and variant hash to its name (a file copied or
+/// renamed); any failure makes the file unreadable, and the store deletes it. A sound file whose
+/// URL differs from the one asked for but hashes the same (a collision) is passed over, not
+/// deleted.
 enum CacheEntryFile {
     static let magic: [UInt8] = Array("CourierC".utf8)
     static let version: UInt32 = 1
@@ -43,7 +45,7 @@ enum CacheEntryFile {
     private static let nilLength = UInt32.max
 
     /// A stored response read back from a file.
-    struct Contents: Equatable {
+    struct Contents {
         var response: StoredResponse
         /// When the store stored it, seconds since 1970.
         var storedAt: Double

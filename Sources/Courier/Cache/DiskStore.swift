@@ -247,6 +247,7 @@ final class DiskStore: CacheStore {
             state.entries.insert(Entry(name: name, cost: size, pending: Pending(response: response, storedAt: time),
                                        lastUse: time, version: version))
             let evicted = state.entries.evict(toFit: capacity).map(\.name)
+            state.uses[name] = nil  // an older read's time would come after the write's
             // Queued under the lock, so that the queue sees the changes in the index's order.
             queue.async {
                 self.removeFiles(evicted)
