@@ -4,79 +4,59 @@ import Foundation
 /// recently used responses evicted first (storing a response and reading it are uses).
 ///
 /// Every operation is O(1) but for the few variants of one URL (one per secondary key and
-/// credential, usually one): a dictionary from URL to the slots of its variants, and a
-/// ``UseOrder`` for the eviction order. A hit is one dictionary lookup, a few slot links and a
-/// copy of the stored values' references, under one uncontended lock.
+/// credential, usually one), in a ``UseOrder``. A hit is one dictionary lookup, a few slot links
+/// and a copy of the stored values' references, under one lock.
 final class MemoryStore: CacheStore {
     let capacity: Int
 
-    private struct Entry {
+    private struct Entry: UseOrderEntry {
         var response: StoredResponse
         /// ``StoredResponse/cost``, computed once.
-        var cost: Int
+        let cost: Int
+
+        var group: String { response.url }
     }
 
-    private struct State {
-        var order = UseOrder<Entry>()
-        /// The slots of each URL's variants, the most recently stored first.
-        var variants: [String: [Int]] = [:]
-        var size = 0
-
-        mutating func remove(_ slot: Int) {
-            let entry = order.remove(slot)
-            size -= entry.cost
-            let url = entry.response.url
-            guard var slots = variants[url] else { return }
-            slots.removeAll { $0 == slot }
-            variants[url] = slots.isEmpty ? nil : slots
-        }
-    }
-
-    private let state = Locked(State())
+    private let entries = Locked(UseOrder<Entry>())
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
     var size: Int {
-        state.withLock { $0.size }
+        entries.withLock { $0.size }
     }
 
     func responses(for url: String) -> [StoredResponse] {
-        state.withLock { state in
-            guard let slots = state.variants[url] else { return [] }
+        entries.withLock { entries in
+            let slots = entries.slots(of: url)
             // The oldest stored first, so that of variants read together the most recently
             // stored one ends up the most recently used.
-            for slot in slots.reversed() { state.order.use(slot) }
-            return slots.map { state.order[$0].response }
+            for slot in slots.reversed() { entries.use(slot) }
+            return slots.map { entries[$0].response }
         }
     }
 
     func store(_ response: StoredResponse) {
         let cost = response.cost
         guard cost <= capacity else { return }
-        state.withLock { state in
-            if let slots = state.variants[response.url],
-               let same = slots.first(where: { state.order[$0].response.isSameVariant(as: response) }) {
-                state.remove(same)
+        entries.withLock { entries in
+            if let same = entries.slots(of: response.url).first(where: { entries[$0].response.isSameVariant(as: response) }) {
+                entries.remove(same)
             }
-            let slot = state.order.insert(Entry(response: response, cost: cost))
-            state.variants[response.url, default: []].insert(slot, at: 0)
-            state.size += cost
-            while state.size > capacity, let oldest = state.order.oldest {
-                state.remove(oldest)
-            }
+            entries.insert(Entry(response: response, cost: cost))
+            _ = entries.evict(toFit: capacity)
         }
     }
 
     func removeResponses(for url: String) {
-        state.withLock { state in
-            for slot in state.variants[url] ?? [] { state.remove(slot) }
+        entries.withLock { entries in
+            for slot in entries.slots(of: url) { entries.remove(slot) }
         }
     }
 
     func removeAll() {
-        state.withLock { $0 = State() }
+        entries.withLock { $0.removeAll() }
     }
 
     func flush() {}

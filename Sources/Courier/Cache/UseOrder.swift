@@ -1,12 +1,21 @@
-/// Values in the order of their last use: a doubly linked list threaded through an array of
-/// slots, so that inserting, using (moving to the newest end), removing and finding the oldest
-/// are each O(1) with no allocation per node and no reference counting of nodes.
+/// What a ``UseOrder`` keeps: values grouped by a key (the URL of a stored response, or its
+/// hash), each with a cost in bytes.
+protocol UseOrderEntry {
+    associatedtype Group: Hashable
+    var group: Group { get }
+    var cost: Int { get }
+}
+
+/// The entries of a store in the order of their last use, grouped by URL, with their total cost:
+/// what both stores evict by.
 ///
-/// A slot number stays valid until its value is removed; the stores keep slot numbers in their
-/// own dictionaries. A removed slot's number is reused by a later insert.
-struct UseOrder<Value> {
+/// A doubly linked list threaded through an array of slots, so that inserting, using (moving to
+/// the newest end), removing and finding the oldest are O(1) with no allocation per node and no
+/// reference counting of nodes; a dictionary from group to slots finds a URL's variants. A slot
+/// number stays valid until its entry is removed; a later insert reuses it.
+struct UseOrder<Entry: UseOrderEntry> {
     private struct Slot {
-        var value: Value?
+        var entry: Entry?
         /// The slot used just before this one, or -1.
         var older: Int
         /// The slot used just after this one, or -1.
@@ -16,51 +25,70 @@ struct UseOrder<Value> {
     private var slots: [Slot] = []
     private var free: [Int] = []
     private var newest = -1
-    private var oldestSlot = -1
+    private var oldest = -1
+    /// The slots of each group, the most recently inserted first.
+    private var groups: [Entry.Group: [Int]] = [:]
 
-    /// How many values there are.
-    private(set) var count = 0
+    /// The entries' total cost.
+    private(set) var size = 0
 
-    /// The least recently used value's slot; nil when there is none.
-    var oldest: Int? { oldestSlot < 0 ? nil : oldestSlot }
-
-    /// The value in a slot that holds one.
-    subscript(slot: Int) -> Value {
-        get { slots[slot].value! }
-        set { slots[slot].value = newValue }
+    /// The entry in a slot that holds one. An entry set here keeps its group and cost.
+    subscript(slot: Int) -> Entry {
+        get { slots[slot].entry! }
+        set { slots[slot].entry = newValue }
     }
 
-    /// Adds a value as the most recently used one and returns its slot.
-    mutating func insert(_ value: Value) -> Int {
+    /// A group's slots, the most recently inserted first; empty for a group with none.
+    func slots(of group: Entry.Group) -> [Int] {
+        groups[group] ?? []
+    }
+
+    /// Adds an entry as the most recently used one, and the first of its group; returns its slot.
+    @discardableResult
+    mutating func insert(_ entry: Entry) -> Int {
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
-            slots[slot] = Slot(value: value, older: -1, newer: -1)
+            slots[slot] = Slot(entry: entry, older: -1, newer: -1)
         } else {
             slot = slots.count
-            slots.append(Slot(value: value, older: -1, newer: -1))
+            slots.append(Slot(entry: entry, older: -1, newer: -1))
         }
         link(slot)
-        count += 1
+        groups[entry.group, default: []].insert(slot, at: 0)
+        size += entry.cost
         return slot
     }
 
-    /// Makes a slot's value the most recently used one.
+    /// Makes a slot's entry the most recently used one.
     mutating func use(_ slot: Int) {
         guard slot != newest else { return }
         unlink(slot)
         link(slot)
     }
 
-    /// Removes a slot's value and returns it.
+    /// Removes a slot's entry and returns it.
     @discardableResult
-    mutating func remove(_ slot: Int) -> Value {
+    mutating func remove(_ slot: Int) -> Entry {
         unlink(slot)
-        let value = slots[slot].value!
-        slots[slot].value = nil
+        let entry = slots[slot].entry!
+        slots[slot].entry = nil
         free.append(slot)
-        count -= 1
-        return value
+        size -= entry.cost
+        if var members = groups[entry.group] {
+            members.removeAll { $0 == slot }
+            groups[entry.group] = members.isEmpty ? nil : members
+        }
+        return entry
+    }
+
+    /// Removes the least recently used entries until the rest cost `capacity` at most; returns them.
+    mutating func evict(toFit capacity: Int) -> [Entry] {
+        var evicted: [Entry] = []
+        while size > capacity, oldest >= 0 {
+            evicted.append(remove(oldest))
+        }
+        return evicted
     }
 
     /// Removes everything.
@@ -68,22 +96,11 @@ struct UseOrder<Value> {
         self = UseOrder()
     }
 
-    /// The slots from the most recently used to the least (O(n): for tests and the model check).
-    var slotsFromNewest: [Int] {
-        var result: [Int] = []
-        var slot = newest
-        while slot >= 0 {
-            result.append(slot)
-            slot = slots[slot].older
-        }
-        return result
-    }
-
     /// Puts a slot that is in no list at the newest end.
     private mutating func link(_ slot: Int) {
         slots[slot].older = newest
         slots[slot].newer = -1
-        if newest >= 0 { slots[newest].newer = slot } else { oldestSlot = slot }
+        if newest >= 0 { slots[newest].newer = slot } else { oldest = slot }
         newest = slot
     }
 
@@ -91,7 +108,7 @@ struct UseOrder<Value> {
     private mutating func unlink(_ slot: Int) {
         let older = slots[slot].older
         let newer = slots[slot].newer
-        if older >= 0 { slots[older].newer = newer } else { oldestSlot = newer }
+        if older >= 0 { slots[older].newer = newer } else { oldest = newer }
         if newer >= 0 { slots[newer].older = older } else { newest = older }
     }
 }
