@@ -149,9 +149,14 @@ final class CachingDocsTests: XCTestCase {
         let fixtures = FixtureTransport()
         fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
         fixtures.holdsAnswers = true
-        let queue = DocsSupport.queue(fixtures)
+        let sends = SendCounter()
+        let queue = DocsSupport.queue(fixtures, delegate: sends)
         var ids: [RequestID] = []
         for _ in 0..<5 { ids.append(queue.add(ProfileRequest(userID: 42))) }   // one transfer, five results
+        // Every one of them has joined the transfer (each is "sent") before the answer comes.
+        let deadline = Date() + 5
+        while sends.count < 5 && Date() < deadline { usleep(1_000) }
+        XCTAssertEqual(sends.count, 5)
         try fixtures.waitForHeldRequests(1)
         let results = Recorder<String>()
         let done = expectation(description: "five results")
@@ -168,4 +173,11 @@ final class CachingDocsTests: XCTestCase {
         XCTAssertEqual(results.all, Array(repeating: "Ada", count: 5))
         XCTAssertEqual(fixtures.receivedRequests.count, 1)
     }
+}
+
+/// Counts the requests the queue handed over to be sent.
+final class SendCounter: RequestQueueDelegate {
+    private let sent = Recorder<String>()
+    var count: Int { sent.count }
+    func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { sent.append(request.url?.path ?? "") }
 }
