@@ -75,10 +75,9 @@ struct UseOrder<Entry: UseOrderEntry> {
         slots[slot].entry = nil
         free.append(slot)
         size -= entry.cost
-        if var members = groups[entry.group] {
-            members.removeAll { $0 == slot }
-            groups[entry.group] = members.isEmpty ? nil : members
-        }
+        // In place: copying the list out of the dictionary would copy it on every removal.
+        groups[entry.group]?.removeAll { $0 == slot }
+        if groups[entry.group]?.isEmpty == true { groups[entry.group] = nil }
         return entry
     }
 
