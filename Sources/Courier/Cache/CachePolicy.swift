@@ -31,6 +31,6 @@ public enum CachePolicy: Sendable, Hashable {
     case returnCachedElseLoad
 
     /// Only a stored response of any age, never the network: with nothing stored, the request
-    /// ends with ``RequestError/notCached``. For offline mode.
+    /// ends with ``RequestError/notCached(_:)``. For offline mode.
     case onlyCached
 }
