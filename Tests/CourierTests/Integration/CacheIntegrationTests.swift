@@ -210,6 +210,30 @@ final class CacheIntegrationTests: XCTestCase {
         XCTAssertEqual(origin.log.waitForRequests(to: path, count: 2).map(\.status), [200, 304])
     }
 
+    func testADiskCacheAnswersANewQueueWithoutReachingNginx() throws {
+        // Given a cache in a folder, filled by one queue
+        let origin = try CacheOrigin.nginx()
+        let path = try CacheOrigin.write(#"{"kept":"on disk"}"#, in: "expires", directory: origin.directory)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("courier-cache-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = HTTPBin.transport
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.cache = try ResponseCache(directory: folder)
+        let first = RequestQueue(configuration: configuration, delegate: metrics, baseURL: origin.url)
+        XCTAssertEqual(try get(path, on: first).source, .network)
+        configuration.cache?.flush()
+        // When a queue with nothing in memory asks for it (as after a relaunch)
+        configuration.cache = try ResponseCache(memoryCapacity: 0, directory: folder)
+        let second = RequestQueue(configuration: configuration, delegate: metrics, baseURL: origin.url)
+        let again = try get(path, on: second)
+        // Then the file answered, fresh, and nginx saw one request
+        XCTAssertEqual(again.text, #"{"kept":"on disk"}"#)
+        XCTAssertEqual(again.source, .cache(.fresh))
+        XCTAssertEqual(origin.log.waitForRequests(to: path, count: 1).count, 1)
+        XCTAssertGreaterThan(configuration.cache?.diskUsage ?? 0, 0)
+    }
+
     // MARK: - httpbin
 
     func testHttpbinCacheNIsFreshForNSeconds() throws {
