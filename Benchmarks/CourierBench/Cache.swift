@@ -51,8 +51,7 @@ func cacheFigure(_ bench: Bench) -> [Row] {
     let count = bench.options.count(2_000, quick: 300)
     let folder = URL(fileURLWithPath: ".build/bench/cache-\(UUID().uuidString)", isDirectory: true)
     defer { try? FileManager.default.removeItem(at: folder) }
-    var errors = 0
-    var firstError: String?
+    let tally = LatencyTally(count: count)
     var missNumber = 0
 
     func queue(cache: ResponseCache?) -> RequestQueue {
@@ -61,23 +60,13 @@ func cacheFigure(_ bench: Bench) -> [Row] {
         return RequestQueue(configuration: configuration, baseURL: bench.baseURL)
     }
     func contender(_ name: String, on queue: RequestQueue, unique: Bool) -> Contender {
-        let round = { (count: Int) -> LatencyRound in
+        tally.contender(name) { count in
             let first = missNumber
             missNumber += count
             return cacheRound(queue, count: count) { index in
                 unique ? UniqueSmallRequest(number: first + index) as any Request : CachedSmallRequest()
             }
         }
-        return Contender(name, warmUp: {
-            let warm = round(50)
-            errors += warm.errors
-            firstError = firstError ?? warm.firstError.map { "\(name) (warm-up): \($0)" }
-        }, round: {
-            let result = round(count)
-            errors += result.errors
-            firstError = firstError ?? result.firstError.map { "\(name): \($0)" }
-            return median(result.times) * 1e6
-        })
     }
 
     let diskCache: ResponseCache
@@ -99,7 +88,8 @@ func cacheFigure(_ bench: Bench) -> [Row] {
         contender(missOn, on: queue(cache: ResponseCache()), unique: true),
     ])
     let figure = "HTTP cache, small JSON, one request at a time through the curl transport (\(grouped(count)) per round)"
-    let errorNote = errors > 0 ? "; \(errors) errors, first: \(firstError ?? "?")" : ""
+    let errorNote = tally.errorNote
+    let errors = tally.errors
     let speedup = { (name: String) -> String in
         guard let hit = results[name]?.median, let loopback = results[network]?.median, hit > 0 else { return "?" }
         return String(format: "%.1f", loopback / hit)

@@ -53,6 +53,38 @@ struct LatencyRound: Sendable {
     }
 }
 
+/// The errors over a latency figure's rounds, and its contenders: each round is `count`
+/// sequential requests, whose median time (µs) is the round's value.
+final class LatencyTally {
+    let count: Int
+    private(set) var errors = 0
+    private(set) var firstError: String?
+    /// For streams: each round's median time to the end of the body (µs), by contender.
+    private(set) var totals: [String: [Double]] = [:]
+
+    init(count: Int) {
+        self.count = count
+    }
+
+    /// "; N errors, first: …", or nothing.
+    var errorNote: String { errors > 0 ? "; \(errors) errors, first: \(firstError ?? "?")" : "" }
+
+    /// A contender that warms up with 50 requests, then runs `count` per round.
+    func contender(_ name: String, _ round: @escaping (Int) -> LatencyRound) -> Contender {
+        Contender(name, warmUp: { [self] in
+            let warm = round(50)
+            errors += warm.errors
+            firstError = firstError ?? warm.firstError.map { "\(name) (warm-up): \($0)" }
+        }, round: { [self] in
+            let result = round(count)
+            errors += result.errors
+            firstError = firstError ?? result.firstError.map { "\(name): \($0)" }
+            if !result.totals.isEmpty { totals[name, default: []].append(median(result.totals) * 1e6) }
+            return median(result.times) * 1e6
+        })
+    }
+}
+
 /// `count` buffered `send`s one after another; each one's time to its result.
 private func sendRound(_ queue: RequestQueue, count: Int) -> LatencyRound {
     blockingAwait {
@@ -128,23 +160,8 @@ private func rawRound(_ session: URLSession, url: URL, count: Int) -> LatencyRou
 
 func timeToFirstByteFigure(_ bench: Bench) -> [Row] {
     let count = bench.options.count(1_000, quick: 200)
-    var errors = 0
-    var firstError: String?
-    var totals: [String: [Double]] = [:]
-    /// A contender whose round is `count` sequential requests; its value is their median, in µs.
-    func contender(_ name: String, _ round: @escaping (Int) -> LatencyRound) -> Contender {
-        Contender(name, warmUp: {
-            let warm = round(50)
-            errors += warm.errors
-            firstError = firstError ?? warm.firstError.map { "\(name) (warm-up): \($0)" }
-        }, round: {
-            let result = round(count)
-            errors += result.errors
-            firstError = firstError ?? result.firstError.map { "\(name): \($0)" }
-            if !result.totals.isEmpty { totals[name, default: []].append(median(result.totals) * 1e6) }
-            return median(result.times) * 1e6
-        })
-    }
+    let tally = LatencyTally(count: count)
+    let contender = tally.contender
     let send = { (transport: CourierTransport) in "\(transport.name) send" }
     let stream = { (transport: CourierTransport) in "\(transport.name) stream" }
     let rawSession = URLSession(configuration: .default)
@@ -161,17 +178,17 @@ func timeToFirstByteFigure(_ bench: Bench) -> [Row] {
     }
     let results = measure(bench, contenders)
     let figure = "Time to first byte of a stream against a buffered request's time to completion, small JSON, one at a time (\(grouped(count)) per round)"
-    let errorNote = errors > 0 ? "; \(errors) errors, first: \(firstError ?? "?")" : ""
     let totalText = CourierTransport.allCases.map { transport in
-        "\(transport.name) \(totals[stream(transport)].map { format(Summary($0).median) } ?? "?") µs"
+        "\(transport.name) \(tally.totals[stream(transport)].map { format(Summary($0).median) } ?? "?") µs"
     }.joined(separator: ", ")
+    let rawText = results[rawName].map { format($0.median) } ?? "?"
     return CourierTransport.allCases.map { transport in
         Row(figure: figure, variant: "\(transport.name): stream's first chunk in the consumer's hands", unit: "µs",
             courier: results[stream(transport)], baselineName: "\(send(transport)) of the same request, to its result",
-            baseline: results[send(transport)], target: .ratioAtMost(1.1), errors: errors,
+            baseline: results[send(transport)], target: .ratioAtMost(1.1), errors: tally.errors,
             note: "value per round: the median request; raw URLSession's data task to its completion handler, for"
-                + " context: \(results[rawName].map { format($0.median) } ?? "?") µs; stream to the end of its body:"
-                + " \(totalText)" + errorNote)
+                + " context: \(rawText) µs; stream to the end of its body:"
+                + " \(totalText)" + tally.errorNote)
     }
 }
 

@@ -184,7 +184,7 @@ public final class RequestQueue: Sendable {
         guard mustSchedule else { return (id, false) }
         if let scope {
             scope.startWhenDone(self)
-        } else if startsHere, !Thread.isMainThread {
+        } else if startsHere, !DeliveryScope.isMainThread {
             return (id, true)
         } else {
             runStartLoop()

@@ -30,7 +30,7 @@ final class DeliveryScope {
 
     /// Runs `body` (observer calls) in a scope, then starts what its observers added.
     static func run(_ body: () -> Void) {
-        guard !Thread.isMainThread else { return body() }
+        guard !isMainThread else { return body() }
         let scope = DeliveryScope()
         let outer = pthread_getspecific(key)
         pthread_setspecific(key, Unmanaged.passUnretained(scope).toOpaque())
@@ -46,15 +46,30 @@ final class DeliveryScope {
         pthread_getspecific(key).map { Unmanaged<DeliveryScope>.fromOpaque($0).takeUnretainedValue() }
     }
 
+    /// Whether this is the main thread, remembered per thread: Foundation asks the kernel
+    /// (two system calls on Linux) every time, and every request asks.
+    static var isMainThread: Bool {
+        if let known = pthread_getspecific(mainThreadKey) {
+            return Int(bitPattern: known) == 2
+        }
+        let isMain = Thread.isMainThread
+        // Not a pointer: 1 or 2 stored in the slot, so that nil means "not known yet".
+        pthread_setspecific(mainThreadKey, UnsafeRawPointer(bitPattern: isMain ? 2 : 1))
+        return isMain
+    }
+
     /// Leaves the queue's claimed start loop to the end of the scope.
     func startWhenDone(_ queue: RequestQueue) {
         pendingStarts.append(queue)
     }
 
-    private static let key: pthread_key_t = {
+    private static let mainThreadKey = makeKey()
+    private static let key = makeKey()
+
+    private static func makeKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "pthread_key_create failed with \(status)")
         return key
-    }()
+    }
 }
