@@ -27,6 +27,8 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
         fixtures.stub(.get, "/thumbnails/7", body: Data([1, 2, 3]))
         fixtures.stub(.get, "/thumbnails/8", body: Data([1, 2, 3]))
+        fixtures.stub(.get, "/thumbnails/9", body: Data([1, 2, 3]))
+        fixtures.stub(.get, "/thumbnails/6", body: Data([1, 2, 3]))
         return fixtures
     }
 
@@ -65,13 +67,13 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
 
         queue.add(ThumbnailRequest(id: 7), priority: .low)
         queue.add(ProfileRequest(userID: 42), priority: .high)   // starts before every waiting .normal and .low
-        let last = queue.add(ThumbnailRequest(id: 7), priority: .low)
+        let last = queue.add(ThumbnailRequest(id: 6), priority: .low)
         XCTAssertEqual(fixtures.receivedRequests.count, 2, "the limit holds the others back")
         fixtures.holdsAnswers = false
         fixtures.releaseAll()   // both slots free; the waiting requests start by priority
         XCTAssertNotNil(result(of: last, on: queue, as: Thumbnail.self))
         XCTAssertEqual(fixtures.receivedRequests.map { $0.url!.path },
-                       ["/v1/thumbnails/8", "/v1/thumbnails/9", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/7"])
+                       ["/v1/thumbnails/8", "/v1/thumbnails/9", "/v1/users/42", "/v1/thumbnails/7", "/v1/thumbnails/6"])
     }
 
     // Concurrency and Cancellation › Cancelling: every form, each request ends once as cancelled.
