@@ -57,8 +57,10 @@ final class FaultStressTests: XCTestCase {
             switch kind {
             case .ok: PathRequest("/get?n=\(number)")
             case .status: PathRequest(number.isMultiple(of: 2) ? "/status/503" : "/status/404")
-            case .slow: PathRequest("/delay/1", timeout: 0.3)
-            case .drip: PathRequest("/drip?duration=1&numbytes=4&delay=0", timeout: 0.4)
+            // Each slow request is a URL of its own: one that joined a transfer started earlier
+            // (identical requests share one) could end within its timeout.
+            case .slow: PathRequest("/delay/1?n=\(number)", timeout: 0.3)
+            case .drip: PathRequest("/drip?duration=1&numbytes=4&delay=0&n=\(number)", timeout: 0.4)
             case .refused: PathRequest(refusedURL)
             }
         }
