@@ -22,24 +22,6 @@ private struct UniqueSmallRequest: Request {
     var method: HTTPMethod { .get }
 }
 
-/// `count` sequential `send`s of the cached JSON; each one's time to its result.
-private func cacheRound(_ queue: RequestQueue, count: Int) -> LatencyRound {
-    blockingAwait {
-        var round = LatencyRound()
-        round.times.reserveCapacity(count)
-        for _ in 0..<count {
-            let start = now()
-            do {
-                _ = try await queue.send(CachedSmallRequest())
-                round.times.append(now() - start)
-            } catch {
-                round.failed("\(error)")
-            }
-        }
-        return round
-    }
-}
-
 /// `count` new URLs, each sent through a queue with the cache and one without, in turns (which
 /// goes first alternates), so that both see the same server at the same moments: the loopback
 /// request's own variation (±10 % between rounds) would otherwise swamp a difference of a few µs.
@@ -52,7 +34,7 @@ private func pairedMissRound(cached: RequestQueue, uncached: RequestQueue, count
             for cacheFirst in index.isMultiple(of: 2) ? [true, false] : [false, true] {
                 let start = now()
                 do {
-                    _ = try await send(request, on: cacheFirst ? cached : uncached)
+                    _ = try await (cacheFirst ? cached : uncached).send(request)
                     if cacheFirst { rounds.cached.times.append(now() - start) } else { rounds.uncached.times.append(now() - start) }
                 } catch {
                     if cacheFirst { rounds.cached.failed("\(error)") } else { rounds.uncached.failed("\(error)") }
@@ -61,10 +43,6 @@ private func pairedMissRound(cached: RequestQueue, uncached: RequestQueue, count
         }
         return rounds
     }
-}
-
-private func send<R: Request>(_ request: R, on queue: RequestQueue) async throws -> R.ResponseType {
-    try await queue.send(request)
 }
 
 /// A fresh hit from memory and from disk against the same request over loopback, and what the
@@ -82,7 +60,7 @@ func cacheFigure(_ bench: Bench) -> [Row] {
         return RequestQueue(configuration: configuration, baseURL: bench.baseURL)
     }
     func contender(_ name: String, on queue: RequestQueue) -> Contender {
-        tally.contender(name) { count in cacheRound(queue, count: count) }
+        tally.contender(name) { count in sendRound(queue, count: count, request: CachedSmallRequest()) }
     }
 
     let diskCache: ResponseCache

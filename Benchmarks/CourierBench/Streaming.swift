@@ -85,15 +85,16 @@ final class LatencyTally {
     }
 }
 
-/// `count` buffered `send`s one after another; each one's time to its result.
-private func sendRound(_ queue: RequestQueue, count: Int) -> LatencyRound {
+/// `count` buffered `send`s of `request` one after another (the small JSON by default); each
+/// one's time to its result.
+func sendRound<R: Request>(_ queue: RequestQueue, count: Int, request: R = SmallEmptyRequest()) -> LatencyRound {
     blockingAwait {
         var round = LatencyRound()
         round.times.reserveCapacity(count)
         for _ in 0..<count {
             let start = now()
             do {
-                _ = try await queue.send(SmallEmptyRequest())
+                _ = try await queue.send(request)
                 round.times.append(now() - start)
             } catch {
                 round.failed("\(error)")
