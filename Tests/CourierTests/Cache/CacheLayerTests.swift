@@ -110,17 +110,23 @@ final class CacheLayerTests: XCTestCase {
 
     // MARK: - Serving stale
 
-    func testStaleIfErrorServesTheStoredResponseWhenTheOriginFails() {
-        // Given a stored response allowed 600 s of staleness on errors, and an origin that then fails
+    /// A queue whose origin stored "v1" with `cacheControl` at the start of the clock, and from
+    /// then on fails with `failure`; the clock is 120 s on.
+    private func storedThenFailing(_ cacheControl: String, failure: StubTransport.Reply) -> RequestQueue {
         let failing = Locked(false)
         let transport = origin { _ in
-            failing.withLock { $0 } ? .status(503)
-                : Self.ok("v1", ["Cache-Control": "max-age=60, stale-if-error=600", "Date": Self.date()])
+            failing.withLock { $0 } ? failure : Self.ok("v1", ["Cache-Control": cacheControl, "Date": Self.date()])
         }
         let (queue, _) = cachedQueue(transport, clock: clock, metrics: metrics)
         _ = fetch(CachedRequest(path: "/a"), on: queue)
         failing.withLock { $0 = true }
         clock.advance(120)
+        return queue
+    }
+
+    func testStaleIfErrorServesTheStoredResponseWhenTheOriginFails() {
+        // Given a stored response allowed 600 s of staleness on errors, and an origin that then fails
+        let queue = storedThenFailing("max-age=60, stale-if-error=600", failure: .status(503))
         // When it is asked again, the origin answering 503
         let (id, result) = fetch(CachedRequest(path: "/a"), on: queue)
         // Then the stored response answers, marked stale
@@ -135,29 +141,14 @@ final class CacheLayerTests: XCTestCase {
     }
 
     func testStaleIfErrorServesTheStoredResponseWhenTheNetworkFails() {
-        let failing = Locked(false)
-        let transport = origin { _ in
-            failing.withLock { $0 } ? .failure(.cannotConnectToHost)
-                : Self.ok("v1", ["Cache-Control": "max-age=60, stale-if-error=600", "Date": Self.date()])
-        }
-        let (queue, _) = cachedQueue(transport, clock: clock, metrics: metrics)
-        _ = fetch(CachedRequest(path: "/a"), on: queue)
-        failing.withLock { $0 = true }
-        clock.advance(120)
+        let queue = storedThenFailing("max-age=60, stale-if-error=600", failure: .failure(.cannotConnectToHost))
         let (id, result) = fetch(CachedRequest(path: "/a"), on: queue)
         XCTAssertEqual(value(result), "v1")
         XCTAssertEqual(metrics[id]?.source, .cache(.stale))
     }
 
     func testWithoutStaleIfErrorTheFailureIsTheAnswer() {
-        let failing = Locked(false)
-        let transport = origin { _ in
-            failing.withLock { $0 } ? .failure(.cannotConnectToHost) : Self.ok("v1", ["Cache-Control": "max-age=60", "Date": Self.date()])
-        }
-        let (queue, _) = cachedQueue(transport, clock: clock)
-        _ = fetch(CachedRequest(path: "/a"), on: queue)
-        failing.withLock { $0 = true }
-        clock.advance(120)
+        let queue = storedThenFailing("max-age=60", failure: .failure(.cannotConnectToHost))
         guard case .failure(.transportFailed)? = fetch(CachedRequest(path: "/a"), on: queue).1 else { return XCTFail() }
     }
 
@@ -347,14 +338,7 @@ final class CacheLayerTests: XCTestCase {
     }
 
     func testLoadThatFailsAfterShowingAStoredValueSaysTheValueStands() {
-        let failing = Locked(false)
-        let transport = origin { _ in
-            failing.withLock { $0 } ? .failure(.notConnectedToInternet) : Self.ok("v1", ["Cache-Control": "max-age=60", "Date": Self.date()])
-        }
-        let (queue, _) = cachedQueue(transport, clock: clock)
-        _ = fetch(CachedRequest(path: "/a"), on: queue)
-        failing.withLock { $0 = true }
-        clock.advance(61)
+        let queue = storedThenFailing("max-age=60", failure: .failure(.notConnectedToInternet))
         let updates = loadUpdates(CachedRequest(path: "/a"), on: queue, count: 2)
         XCTAssertEqual(updates.map(\.value?.text), ["v1", nil])
         XCTAssertEqual(updates.map(\.isFinal), [false, true])
