@@ -30,8 +30,7 @@ extension RequestQueue {
         if let shared = task as? SharingTransport.Participant, !shared.isFirst {
             // It holds no connection: its slot goes to the next waiting request, so that any
             // number of identical requests can wait for the one transfer.
-            release(slot)
-            scheduleStarts()
+            releaseAndStartNext(slot)
         }
         if attempt.redirects == 0 {
             // didSend comes before resume so that it always precedes didReceive.
