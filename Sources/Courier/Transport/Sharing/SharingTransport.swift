@@ -28,7 +28,10 @@ final class SharingTransport: Transport {
     }
 
     let inner: any Transport
-    private let table = Locked(SharedTransferTable<Key, Waiter, any TransportTask>())
+    typealias Table = SharedTransferTable<Key, Waiter, any TransportTask>
+    typealias Ticket = Table.Ticket
+
+    private let table = Locked(Table())
 
     init(_ inner: any Transport) {
         self.inner = inner
@@ -88,17 +91,17 @@ final class SharingTransport: Transport {
         for waiter in table.withLock({ $0.waiters(of: transfer) }) { waiter.cachedFirst?(response) }
     }
 
-    fileprivate func start(_ ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) {
+    fileprivate func start(_ ticket: Ticket) {
         table.withLock { $0.start(ticket) }?.resume()
     }
 
-    fileprivate func leave(_ ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) {
+    fileprivate func leave(_ ticket: Ticket) {
         let (waiter, task) = table.withLock { $0.leave(ticket) }
         task?.cancel()
         waiter?.completion(.failure(.cancelled))
     }
 
-    fileprivate func progress(of ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket) -> TransferProgress {
+    fileprivate func progress(of ticket: Ticket) -> TransferProgress {
         table.withLock { $0.task(of: ticket) }?.progress ?? TransferProgress()
     }
 
@@ -106,13 +109,12 @@ final class SharingTransport: Transport {
     /// has; cancelling leaves it.
     final class Participant: TransportTask {
         private let transport: SharingTransport
-        fileprivate let ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket
+        fileprivate let ticket: Ticket
         /// Whether it opened the transfer; the others hold no connection of their own, so the
         /// queue gives their concurrency slots back at once.
         let isFirst: Bool
 
-        fileprivate init(transport: SharingTransport, ticket: SharedTransferTable<Key, Waiter, any TransportTask>.Ticket,
-                         isFirst: Bool) {
+        fileprivate init(transport: SharingTransport, ticket: Ticket, isFirst: Bool) {
             self.transport = transport
             self.ticket = ticket
             self.isFirst = isFirst
