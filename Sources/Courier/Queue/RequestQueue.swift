@@ -160,8 +160,9 @@ public final class RequestQueue: Sendable {
         enqueue(request, priority: priority, owner: owner, completion: nil).0
     }
 
-    /// Adds a request; if it may start now, starts it from the start queue, or, from an
-    /// observer on a background callback queue, when that observer returns (`DeliveryScope`).
+    /// Adds a request; if it may start now, starts it from the start queue. From an observer on a
+    /// background callback queue it is held until that observer's block ends, then started there
+    /// (`DeliveryScope`).
     /// - Returns: The ID, and whether the caller must run the claimed start loop itself
     ///   (only when `startsHere` and not on the main thread).
     func enqueue<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
@@ -172,23 +173,22 @@ public final class RequestQueue: Sendable {
     /// Adds a request in its box (a buffered request's, or a stream's with its sink).
     func enqueue(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
                  completion: IDObserver?, updates: UpdateHandler? = nil, startsHere: Bool = false) -> (RequestID, mustStart: Bool) {
-        let scope = DeliveryScope.current
-        // One lock: add, claim the start loop, and (from an observer) leave it to the scope.
-        let (id, mustSchedule) = state.withLock { state in
-            let id = state.enqueue(box, priority: priority, owner: owner, completion: completion, updates: updates)
-            guard state.claimStartRun() else { return (id, false) }
-            // The watchdog takes the start over if the block has not ended within the patience.
-            if scope != nil { state.deferStartRun(now: Self.now()) }
-            return (id, true)
+        if let scope = DeliveryScope.current {
+            // From an observer: held until the observer's block ends, then started on this thread.
+            let (id, first) = state.withLock {
+                $0.enqueueHeld(box, priority: priority, owner: owner, completion: completion, updates: updates,
+                               scope: ObjectIdentifier(scope), now: Self.now())
+            }
+            if first { scope.releaseWhenDone(self) }
+            return (id, false)
         }
-        guard mustSchedule else { return (id, false) }
-        if let scope {
-            scope.startWhenDone(self)
-        } else if startsHere, !DeliveryScope.isMainThread {
-            return (id, true)
-        } else {
-            runStartLoop()
+        // One lock: add, and claim the start loop.
+        let (id, claimedRun) = state.withLock {
+            $0.enqueue(box, priority: priority, owner: owner, completion: completion, updates: updates)
         }
+        guard claimedRun else { return (id, false) }
+        if startsHere, !DeliveryScope.isMainThread { return (id, true) }
+        runStartLoop()
         return (id, false)
     }
 

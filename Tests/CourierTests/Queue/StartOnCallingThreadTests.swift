@@ -158,6 +158,65 @@ final class StartOnCallingThreadTests: XCTestCase {
         XCTAssertEqual(events.log.all, ["willSend /v1/first", "willSend /v1/third"])
     }
 
+    /// Holds the start loop's run in `willSend` of `/v1/zero` until the test lets it go, and says
+    /// when it got there.
+    private final class HeldRun: RequestQueueDelegate, Sendable {
+        let log = Recorder<String>()
+        let reachedZero = DispatchSemaphore(value: 0)
+        let releaseZero = DispatchSemaphore(value: 0)
+
+        func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
+            let path = request.url!.path
+            log.append("willSend \(path)")
+            guard path == "/v1/zero" else { return }
+            reachedZero.signal()
+            if releaseZero.wait(timeout: .now() + 5) == .timedOut { log.append("zero never released") }
+        }
+    }
+
+    func testARequestAddedFromAnObserverWhileAStartRunIsUnderWayWaitsForTheObserverToReturn() {
+        // Given a run of the start loop that is still under way when an observer runs: it is held
+        // in willSend of /zero until the observer has added its request. (This interleaving once
+        // sent a request that its observer then cancelled, and let it succeed first.)
+        let callbacks = DispatchQueue(label: "StartOnCallingThreadTests.callbacks")
+        let delegate = HeldRun()
+        let transport = StubTransport { _ in .status(200) }
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = callbacks
+        let queue = RequestQueue(configuration: configuration, delegate: delegate,
+                                 baseURL: URL(string: "https://api.example.com/v1"), transport: transport,
+                                 deferredStartPatience: 10_000_000_000)
+        let cancelled = expectation(description: "second cancelled")
+        let third = expectation(description: "third done")
+
+        // When the observer adds a request, lets the run go on and waits until it has ended, and
+        // then cancels that request before it returns
+        let first = queue.add(PathRequest<EmptyResponse>("/first"))
+        queue.addObserver(for: first) { (_: Result<EmptyResponse, RequestError>) in
+            guard delegate.reachedZero.wait(timeout: .now() + 5) == .success else {
+                return delegate.log.append("the run never reached /zero")
+            }
+            let second = queue.add(PathRequest<EmptyResponse>("/second"))
+            delegate.releaseZero.signal()
+            queue.startQueue.sync {}
+            queue.cancel(second)
+            queue.addObserver(for: second) { (result: Result<EmptyResponse, RequestError>) in
+                delegate.log.append("second: \(result.isSuccess ? "succeeded" : "failed")")
+                if case .failure(.cancelled) = result { cancelled.fulfill() }
+            }
+            let next = queue.add(PathRequest<EmptyResponse>("/third"))
+            queue.addObserver(for: next) { (result: Result<EmptyResponse, RequestError>) in
+                if case .success = result { third.fulfill() }
+            }
+        }
+        queue.add(PathRequest<EmptyResponse>("/zero"))
+        wait(for: [cancelled, third], timeout: 5)
+
+        // Then the run that was under way did not take the observer's request: it was never sent
+        XCTAssertEqual(transport.started.map { $0.url!.path }, ["/v1/first", "/v1/zero", "/v1/third"])
+        XCTAssertEqual(delegate.log.all, ["willSend /v1/first", "willSend /v1/zero", "willSend /v1/third", "second: failed"])
+    }
+
     func testChainsOfObserversAddingRequestsEndExactlyOnceEach() {
         // Given 8 chains of requests, each added from the previous one's observer, on two
         // callback queues, 3 slots, and observers that sometimes outlast the watchdog's patience

@@ -14,17 +14,17 @@ import Darwin
 /// wakes another thread. On Linux that third thread per request (completion → callback → start)
 /// made the scheduler migrate threads between cores several times as often as raw URLSession
 /// does, and cost requests per second (the figures are in BENCHMARKS.md's analysis). Inside a scope,
-/// `add` leaves the start to the end of the block, where it runs on this same thread (inside the
-/// queue's start queue, so delegates still run there), after the observers have returned: no
-/// thread hop, and no user code (and no lock it holds) is below it. An observer that does not
-/// return within the queue's deferred-start patience (`QueueState.Timing`) loses the start to the
-/// queue's watchdog.
+/// `add` holds the request out of the waiting lists until the block ends (`DeferredStart`), and
+/// the start runs then on this same thread (inside the queue's start queue, so delegates still
+/// run there), after the observers have returned: no thread hop, no user code (and no lock it
+/// holds) below it, and no request started before the observer that added it returned. An
+/// observer that does not return within the queue's deferred-start patience
+/// (`QueueState.Timing`) has its requests released by the queue's watchdog.
 ///
 /// The main thread never gets a scope: requests are not prepared on it.
 final class DeliveryScope {
-    /// Queues whose start loop this scope runs when it ends; each claimed the run with
-    /// `QueueState.claimStartRun`, so no other run of it is due meanwhile.
-    private var pendingStarts: [RequestQueue] = []
+    /// Queues that hold requests added in this scope, to release when it ends.
+    private var holdingQueues: [RequestQueue] = []
 
     private init() {}
 
@@ -36,9 +36,7 @@ final class DeliveryScope {
         pthread_setspecific(key, Unmanaged.passUnretained(scope).toOpaque())
         body()
         pthread_setspecific(key, outer)
-        for queue in scope.pendingStarts where queue.takeDeferredStartRun() {
-            queue.runClaimedStartLoopHere()
-        }
+        for queue in scope.holdingQueues { queue.releaseHeldRequests(of: scope) }
     }
 
     /// The scope of the current thread, if it is running observers.
@@ -58,9 +56,9 @@ final class DeliveryScope {
         return isMain
     }
 
-    /// Leaves the queue's claimed start loop to the end of the scope.
-    func startWhenDone(_ queue: RequestQueue) {
-        pendingStarts.append(queue)
+    /// Releases the requests `queue` holds for this scope when it ends.
+    func releaseWhenDone(_ queue: RequestQueue) {
+        holdingQueues.append(queue)
     }
 
     private static let mainThreadKey = makeKey()

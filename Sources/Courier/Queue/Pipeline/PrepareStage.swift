@@ -26,15 +26,15 @@ extension RequestQueue {
 
     /// Runs the claimed start loop on the calling thread, inside the start queue, so that the
     /// request goes out without waking another thread (see `DeliveryScope`). The claim means no
-    /// other run is due, so the start queue is free and this waits for nothing.
+    /// other run is due, so the start queue is free, or about to be.
     func runClaimedStartLoopHere() {
         startQueue.sync { startWaitingRequests(onCallingThread: true) }
     }
 
-    /// Takes back a start-loop run left to a delivery block when the block ends; false when the
-    /// watchdog took it over first.
-    func takeDeferredStartRun() -> Bool {
-        state.withLock { $0.takeDeferredStartRun() }
+    /// Puts the requests a delivery block held into the waiting lists when the block ends, and
+    /// runs the start loop here if that claimed it.
+    func releaseHeldRequests(of scope: DeliveryScope) {
+        if state.withLock({ $0.releaseHeld(scope: ObjectIdentifier(scope)) }) { runClaimedStartLoopHere() }
     }
 
     /// Starts waiting requests while slots are free, one run at a time (the caller holds the

@@ -62,16 +62,36 @@ struct QueueState {
 
     // MARK: - Adding and starting
 
-    /// Adds a request to the end of its priority's waiting list and returns its new ID.
+    /// Adds a request to the end of its priority's waiting list. Returns its new ID, and whether
+    /// the caller claimed the next run of the start loop and must run it.
     mutating func enqueue(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
-                          completion: IDObserver?, updates: UpdateHandler? = nil) -> RequestID {
-        // The ID is drawn under the lock so that waiting order and ID order agree.
+                          completion: IDObserver?, updates: UpdateHandler? = nil) -> (RequestID, claimedRun: Bool) {
+        let id = insertEntry(box, priority: priority, owner: owner, completion: completion, updates: updates)
+        admission.append(id, priority: priority)
+        return (id, admission.claimRun())
+    }
+
+    /// Adds a request from an observer's delivery block (`scope`), held until the block ends
+    /// (``releaseHeld(scope:)``). Returns its new ID, and whether it is the block's first, which
+    /// the block must then release when it ends.
+    mutating func enqueueHeld(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
+                              completion: IDObserver?, updates: UpdateHandler? = nil,
+                              scope: ObjectIdentifier, now: UInt64) -> (RequestID, firstOfScope: Bool) {
+        let id = insertEntry(box, priority: priority, owner: owner, completion: completion, updates: updates)
+        let first = deferredStart.hold(id, priority: priority, scope: scope, now: now)
+        // The watchdog releases them if the block has not ended within the patience.
+        if first { schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience) }
+        return (id, first)
+    }
+
+    private mutating func insertEntry(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
+                                      completion: IDObserver?, updates: UpdateHandler?) -> RequestID {
+        // The ID is drawn under the lock so that IDs and the order of adding agree.
         let id = RequestID.next()
         let entry = Entry(box: box, priority: priority, owner: owner, completion: completion,
                           metrics: RequestMetrics(id: id, addedAt: Date()))
         if let updates { entry.updateHandlers.append(updates) }
         entries.insert(entry, for: id)
-        admission.append(id, priority: priority)
         return id
     }
 
@@ -80,26 +100,28 @@ struct QueueState {
         admission.claimRun()
     }
 
-    /// Leaves the claimed run to the delivery block running on this thread, with the watchdog
-    /// set to take it over if the block does not end in time.
-    mutating func deferStartRun(now: UInt64) {
-        deferredStart.deferRun(now: now)
-        schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience)
+    /// Puts the requests a delivery block held into the waiting lists when the block ends.
+    /// Returns whether the caller claimed the next run of the start loop (false too when the
+    /// watchdog released them first).
+    mutating func releaseHeld(scope: ObjectIdentifier) -> Bool {
+        admit(deferredStart.release(scope: scope))
     }
 
-    /// Takes a deferred run back when its block ends; false when the watchdog took it first.
-    mutating func takeDeferredStartRun() -> Bool {
-        deferredStart.take()
-    }
-
-    /// The watchdog's look at the deferred run: true when it takes the run over.
+    /// The watchdog's look at held requests: those of a block that has not ended within the
+    /// patience join the waiting lists. Returns whether the caller claimed a run of the start loop.
     mutating func watchDeferredStart(now: UInt64) -> Bool {
-        switch deferredStart.check(now: now, patience: timing.deferredStartPatience) {
-        case .takeOver: return true
-        case .lookAgain: schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience)
-        case .stop: break
+        let (released, lookAgainAt) = deferredStart.releaseOverdue(now: now, patience: timing.deferredStartPatience)
+        if let lookAgainAt { schedule(.watchDeferredStart, at: lookAgainAt) }
+        return admit(released)
+    }
+
+    private mutating func admit(_ held: [DeferredStart.Held]) -> Bool {
+        guard !held.isEmpty else { return false }
+        // Those cancelled meanwhile have no entry left: they never join a line.
+        for request in held where entries[request.id] != nil {
+            admission.append(request.id, priority: request.priority)
         }
-        return false
+        return admission.claimRun()
     }
 
     enum Start {
@@ -157,11 +179,7 @@ struct QueueState {
         entry.metrics.attempts = attempt
         if entry.metrics.startedAt == nil { entry.metrics.startedAt = Date() }
         if let temporaryFile { entry.temporaryFile = temporaryFile }
-        if let deadline {
-            let table = entries
-            timetable.purgeDeadlines(liveCount: table.count) { table[$0] != nil }
-            schedule(.deadline(id), at: deadline)
-        }
+        if let deadline { schedule(.deadline(id), at: deadline) }
         return true
     }
 
@@ -272,6 +290,7 @@ struct QueueState {
     /// request ends, which is what makes every result exactly-once.
     mutating func claim(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?, now: UInt64) -> Claim? {
         guard let entry = entries.remove(id) else { return nil }
+        timetable.cancelDeadline(of: id)
         var task: (any TransportTask)?
         var sentRequest = urlRequest
         switch entry.phase {
@@ -394,6 +413,6 @@ struct QueueState {
 
     /// Sizes of the per-request tables, for tests that check they stay bounded.
     var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
-        (entries.count, admission.waitingCount, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
+        (entries.count, admission.waitingCount + deferredStart.count, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
     }
 }

@@ -12,7 +12,10 @@
 ///   whenever jobs remain;
 /// - a periodic job (`.pollProgress`, `.sweepObservers`, `.watchDeferredStart`) is scheduled at
 ///   most once at a time; scheduling it again while it is pending changes nothing;
-/// - jobs due at the same time come out in the order they were scheduled.
+/// - jobs due at the same time come out in the order they were scheduled;
+/// - a request has at most one deadline, and it is kept only while the request lives: the queue
+///   cancels it when the request ends, so after a burst of requests nothing of theirs is left,
+///   whatever their timeouts (`deadlines` counts live requests with a timeout, no more).
 struct Timetable {
     enum Job {
         /// The request's timeout has passed.
@@ -54,13 +57,15 @@ struct Timetable {
     private var heap: [Item] = []
     private var scheduledCount: UInt64 = 0
     private var pendingPeriodic: Set<Periodic> = []
-    private var deadlineCount = 0
+    /// Where each request's deadline sits in the heap, so that a request that ends takes its
+    /// deadline out at once, in O(log n).
+    private var deadlineSlots: [RequestID: Int] = [:]
     /// The time the timer is armed for; nil when it is not armed.
     private(set) var armedFor: UInt64?
 
     var count: Int { heap.count }
-    /// How many deadlines are kept (some may belong to requests that ended since).
-    var deadlines: Int { deadlineCount }
+    /// How many deadlines are pending: one per live request with a timeout.
+    var deadlines: Int { deadlineSlots.count }
 
     /// Adds a job due at `due` (uptime, nanoseconds). Returns the time to arm the timer for when
     /// it must fire earlier than it is armed now, nil otherwise.
@@ -68,7 +73,7 @@ struct Timetable {
         if let periodic = job.periodic {
             guard pendingPeriodic.insert(periodic).inserted else { return nil }
         }
-        if case .deadline = job { deadlineCount += 1 }
+        if case .deadline(let id) = job { cancelDeadline(of: id) }
         scheduledCount += 1
         push(Item(due: due, order: scheduledCount, job: job))
         if let armedFor, armedFor <= due { return nil }
@@ -81,54 +86,70 @@ struct Timetable {
     mutating func takeDue(now: UInt64) -> (jobs: [Job], next: UInt64?) {
         var jobs: [Job] = []
         while let first = heap.first, first.due <= now {
-            popFirst()
+            remove(at: 0)
             if let periodic = first.job.periodic { pendingPeriodic.remove(periodic) }
-            if case .deadline = first.job { deadlineCount -= 1 }
             jobs.append(first.job)
         }
         armedFor = heap.first?.due
         return (jobs, armedFor)
     }
 
-    /// Drops the deadlines of requests that ended, once they are most of the heap, so that a
-    /// long timeout on many short requests does not make the heap grow without bound.
-    mutating func purgeDeadlines(liveCount: Int, isLive: (RequestID) -> Bool) {
-        guard deadlineCount > 64, deadlineCount > liveCount * 2 else { return }
-        let kept = heap.filter { item in
-            if case .deadline(let id) = item.job { return isLive(id) }
-            return true
-        }
-        deadlineCount -= heap.count - kept.count
-        heap = []
-        heap.reserveCapacity(kept.count)
-        for item in kept { push(item) }
-        // The earliest job can only have moved later: the armed timer fires early, finds
-        // nothing due and re-arms, which is harmless.
+    /// Takes out the deadline of a request that ended, if it has one. The timer stays armed as it
+    /// is: if this was the earliest job, it fires early, finds nothing due and re-arms.
+    mutating func cancelDeadline(of id: RequestID) {
+        guard let index = deadlineSlots[id] else { return }
+        remove(at: index)
+    }
+
+    // MARK: - The heap
+
+    /// Puts `item` at `index`, keeping `deadlineSlots` true.
+    private mutating func place(_ item: Item, at index: Int) {
+        heap[index] = item
+        if case .deadline(let id) = item.job { deadlineSlots[id] = index }
     }
 
     private mutating func push(_ item: Item) {
         heap.append(item)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
+        siftUp(item, from: heap.count - 1)
+    }
+
+    /// Removes the item at `index`, moving the last one into its place.
+    private mutating func remove(at index: Int) {
+        if case .deadline(let id) = heap[index].job { deadlineSlots[id] = nil }
+        let last = heap.removeLast()
+        guard index < heap.count else { return }
+        if index > 0, last.precedes(heap[(index - 1) / 2]) {
+            siftUp(last, from: index)
+        } else {
+            siftDown(last, from: index)
         }
     }
 
-    private mutating func popFirst() {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var first = parent
-            if left < heap.count, heap[left].precedes(heap[first]) { first = left }
-            if right < heap.count, heap[right].precedes(heap[first]) { first = right }
-            guard first != parent else { return }
-            heap.swapAt(parent, first)
-            parent = first
+    /// Places `item`, meant for the hole at `index`, at or above it.
+    private mutating func siftUp(_ item: Item, from index: Int) {
+        var hole = index
+        while hole > 0 {
+            let parent = (hole - 1) / 2
+            guard item.precedes(heap[parent]) else { break }
+            place(heap[parent], at: hole)
+            hole = parent
         }
+        place(item, at: hole)
+    }
+
+    /// Places `item`, meant for the hole at `index`, at or below it.
+    private mutating func siftDown(_ item: Item, from index: Int) {
+        var hole = index
+        while true {
+            let left = 2 * hole + 1, right = left + 1
+            var first = left
+            guard left < heap.count else { break }
+            if right < heap.count, heap[right].precedes(heap[left]) { first = right }
+            guard heap[first].precedes(item) else { break }
+            place(heap[first], at: hole)
+            hole = first
+        }
+        place(item, at: hole)
     }
 }

@@ -56,21 +56,72 @@ final class TimetableTests: XCTestCase {
         XCTAssertEqual(timetable.count, 1)
     }
 
-    func testDeadlinesOfEndedRequestsArePurgedOnceTheyDominate() {
+    func testAnEndedRequestsDeadlineIsGoneAtOnce() {
+        // Given 200 deadlines and another job
         var timetable = Timetable()
         for raw: UInt64 in 1...200 { _ = timetable.schedule(.deadline(id(raw)), at: 1_000 + raw) }
         _ = timetable.schedule(.sweepObservers, at: 5_000)
         XCTAssertEqual(timetable.deadlines, 200)
 
-        // Few ended: nothing is purged yet
-        timetable.purgeDeadlines(liveCount: 150) { $0.rawValue > 50 }
-        XCTAssertEqual(timetable.deadlines, 200)
+        // When all but ten of their requests end, the earliest among them
+        for raw: UInt64 in 1...190 { timetable.cancelDeadline(of: id(raw)) }
+        timetable.cancelDeadline(of: id(7))
+        timetable.cancelDeadline(of: id(9_999))
 
-        // Most ended: only the live ones stay, and other jobs are kept
-        timetable.purgeDeadlines(liveCount: 10) { $0.rawValue > 190 }
+        // Then only the live ones are kept, other jobs stay, and the cancelled never come out
         XCTAssertEqual(timetable.deadlines, 10)
+        XCTAssertEqual(timetable.count, 11)
         let jobs = timetable.takeDue(now: 10_000).jobs
         XCTAssertEqual(deadlines(jobs), Array(191...200))
         XCTAssertEqual(jobs.count, 11)
+        XCTAssertEqual(timetable.deadlines, 0)
+    }
+
+    func testSchedulingARequestsDeadlineAgainReplacesIt() {
+        var timetable = Timetable()
+        _ = timetable.schedule(.deadline(id(1)), at: 100)
+        _ = timetable.schedule(.deadline(id(1)), at: 300)
+        _ = timetable.schedule(.deadline(id(2)), at: 200)
+
+        XCTAssertEqual(timetable.deadlines, 2)
+        XCTAssertEqual(deadlines(timetable.takeDue(now: 250).jobs), [2], "the first deadline of #1 was replaced")
+        XCTAssertEqual(deadlines(timetable.takeDue(now: 300).jobs), [1])
+    }
+
+    func testASeededRandomSequenceMatchesASortedModel() {
+        // Given a model: every pending job with its due time and scheduling order
+        var generator = SeededGenerator(seed: 0x7157_AB1E)
+        var timetable = Timetable()
+        var model: [(due: UInt64, order: Int, id: UInt64)] = []
+        var order = 0, now: UInt64 = 0
+
+        for step in 0..<20_000 {
+            switch UInt64.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                // A new request's deadline, sometimes tied with others
+                let raw = UInt64(step + 1)
+                let due = now + UInt64.random(in: 0..<64, using: &generator) * 16
+                order += 1
+                _ = timetable.schedule(.deadline(id(raw)), at: due)
+                model.append((due, order, raw))
+            case 5..<8:
+                // A request ends: a live one, or one that never had a deadline
+                if let victim = model.indices.randomElement(using: &generator) {
+                    timetable.cancelDeadline(of: id(model.remove(at: victim).id))
+                } else {
+                    timetable.cancelDeadline(of: id(UInt64.max))
+                }
+            default:
+                // Time passes: what is due comes out earliest first, ties in scheduling order
+                now += UInt64.random(in: 0..<200, using: &generator)
+                let due = model.filter { $0.due <= now }.sorted { ($0.due, $0.order) < ($1.due, $1.order) }
+                model.removeAll { $0.due <= now }
+                let taken = timetable.takeDue(now: now)
+                XCTAssertEqual(deadlines(taken.jobs), due.map(\.id), "step \(step)")
+                XCTAssertEqual(taken.next, model.map(\.due).min(), "step \(step)")
+            }
+            XCTAssertEqual(timetable.deadlines, model.count, "step \(step)")
+            if timetable.deadlines != model.count { return }
+        }
     }
 }
