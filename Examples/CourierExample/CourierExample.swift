@@ -139,6 +139,21 @@ struct MissingRequest: Request {
 final class StepLogger: RequestQueueDelegate {
     private let start = Date()
     let quiet = Mutex(false)
+    /// Offline, what the transport answers comes from the fixtures, not the network.
+    let offline: Bool
+
+    init(offline: Bool) {
+        self.offline = offline
+    }
+
+    /// Where a response came from, in words.
+    func origin(of source: ResponseSource?) -> String {
+        switch source {
+        case .network?: offline ? "from the fixtures (offline)" : "from the network"
+        case let source?: "from the \(source)"
+        case nil: "from nowhere (it failed)"
+        }
+    }
 
     private func log(_ text: String) {
         guard !quiet.withLock({ $0 }) else { return }
@@ -165,7 +180,7 @@ final class StepLogger: RequestQueueDelegate {
     func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
         log("finished \(metrics.id) in \(String(format: "%.1f", metrics.totalDuration * 1000)) ms, "
             + "\(metrics.bytesSent) B sent, \(metrics.bytesReceived) B received"
-            + (metrics.source.map { ", from the \($0)" } ?? ""))
+            + (metrics.source.map { ", \(origin(of: $0))" } ?? ""))
     }
 }
 
@@ -207,7 +222,8 @@ struct CourierExample {
             }
         }
         do {
-            try await tour(configuration: configuration, baseURL: baseURL, eventsURL: eventsURL)
+            try await tour(configuration: configuration, baseURL: baseURL, eventsURL: eventsURL,
+                           offline: !arguments.contains("--base-url"))
             print("\nDone.")
         } catch {
             print("\nThe tour failed: \(error)")
@@ -219,8 +235,8 @@ struct CourierExample {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     }
 
-    static func tour(configuration: RequestQueueConfiguration, baseURL: URL, eventsURL: String?) async throws {
-        let logger = StepLogger()
+    static func tour(configuration: RequestQueueConfiguration, baseURL: URL, eventsURL: String?, offline: Bool) async throws {
+        let logger = StepLogger(offline: offline)
         let queue = RequestQueue(configuration: configuration, delegate: logger, baseURL: baseURL)
 
         step(1, "The shared queue, and requests as curl commands (nothing is sent)")
@@ -306,7 +322,7 @@ struct CourierExample {
         let (updates, update) = AsyncStream.makeStream(of: ResponseUpdate<EmptyResponse>.self)
         queue.load(CacheDemoRequest(path: "/cache")) { update.yield($0) }   // stale at once: shown, then validated
         for await next in updates {
-            print("    load: \(next.isFinal ? "then" : "at once"), from the \(next.source.map { "\($0)" } ?? "error")")
+            print("    load: \(next.isFinal ? "then" : "at once"), \(logger.origin(of: next.source))")
             if next.isFinal { break }
         }
 

@@ -15,7 +15,7 @@ final class TLSIntegrationTests: XCTestCase {
 
     private func server(_ variable: String) throws -> URL {
         guard let text = ProcessInfo.processInfo.environment[variable], let url = URL(string: text) else {
-            throw HTTPBin.missing("TLS tests need the nginx that Scripts/test.sh starts ($variable)")
+            throw HTTPBin.missing("TLS tests need the nginx that Scripts/test.sh starts (\(variable))")
         }
         return url
     }
