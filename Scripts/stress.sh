@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs chosen tests many times to find the ones that fail by chance, and counts failures per test.
 #
-# Usage: Scripts/stress.sh [--runs N] [--tsan] [--load K] [--transport curl|urlsession] FILTER...
+# Usage: Scripts/stress.sh [--runs N] [--tsan] [--load K] [--transport curl|urlsession]
+#                          [--seconds S] [--skip REGEX] FILTER...
 #   FILTER       a `swift test --filter` expression (a class, Class/testName, or a regular
 #                expression); several are run one after another, each N times
 #   --runs N     how many times each filter runs (default 20)
@@ -9,6 +10,7 @@
 #   --load K     K other processes keep K cores busy meanwhile (default 0)
 #   --transport  the network transport of the integration tests (default curl)
 #   --seconds S  stop starting new runs of a filter after S seconds (default: no limit)
+#   --skip REGEX leave out the tests that match (`swift test --skip`), in every run
 # The local servers of the integration tests are started first (Scripts/servers.sh) and stopped
 # whatever happens, as are the busy processes. Each run's output is kept in .build/stress/ only
 # when it failed. The summary, also in .build/stress/summary.txt, lists per filter the runs,
@@ -19,7 +21,7 @@ cd "$(dirname "$0")/.."
 source Scripts/servers.sh
 
 runs=20 tsan=0 load=0 transport=curl seconds=0
-filters=()
+filters=() skips=()
 while [ $# -gt 0 ]; do
     case $1 in
         --runs) runs=$2; shift 2 ;;
@@ -27,7 +29,8 @@ while [ $# -gt 0 ]; do
         --load) load=$2; shift 2 ;;
         --transport) transport=$2; shift 2 ;;
         --seconds) seconds=$2; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        --skip) skips+=(--skip "$2"); shift 2 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         -*) echo "stress.sh: unknown option $1 (see --help)" >&2; exit 64 ;;
         *) filters+=("$1"); shift ;;
     esac
@@ -77,7 +80,7 @@ for filter in "${filters[@]}"; do
         if [ "$seconds" -gt 0 ] && [ $(( $(date +%s) - started )) -ge "$seconds" ]; then break; fi
         log=$out/$safe.run.log
         run_status=0
-        swift test --skip-build --disable-swift-testing "${sanitize[@]}" --filter "$filter" >"$log" 2>&1 || run_status=$?
+        swift test --skip-build --disable-swift-testing "${sanitize[@]}" --filter "$filter" "${skips[@]}" >"$log" 2>&1 || run_status=$?
         done_runs=$((done_runs + 1))
         tests=$(grep -c "^Test Case .* started" "$log" || true)
         [ "$tests" -gt 0 ] || { echo "stress.sh: $filter matches no test" >&2; status=1; break; }
