@@ -90,7 +90,7 @@ func makeQueue(
 extension XCTestCase {
     /// Adds an observer for `id` and waits for its one result.
     func result<R: Response>(of id: RequestID, on queue: RequestQueue, as type: R.Type = R.self,
-                             timeout: TimeInterval = 5, file: StaticString = #filePath, line: UInt = #line)
+                             timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line)
         -> Result<R, RequestError>? {
         let delivered = expectation(description: "result of \(id)")
         let box = Recorder<Result<R, RequestError>>()
@@ -102,4 +102,18 @@ extension XCTestCase {
         XCTAssertLessThanOrEqual(box.count, 1, "an observer was called more than once", file: file, line: line)
         return box.all.first
     }
+}
+
+/// Polls `condition` until it holds or `timeout` seconds have passed; returns whether it holds.
+///
+/// For a state the test cannot be told about (no callback or signal reports it: a background
+/// store, the sharing table) that stays once reached. Only the bound is timing, and it only runs
+/// out when the state never comes, so it is generous: a loaded machine under ThreadSanitizer.
+func eventually(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + timeout
+    while !condition() {
+        guard DispatchTime.now() < deadline else { return condition() }
+        usleep(1_000)
+    }
+    return true
 }
