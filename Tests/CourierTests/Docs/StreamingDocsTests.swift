@@ -63,7 +63,7 @@ final class StreamingDocsTests: XCTestCase {
         for try await line in stream.lines {            // or `for try await chunk in stream`
             print(line)
         }
-        await fulfillment(of: [observed], timeout: 5)
+        await fulfillment(of: [observed], timeout: 30)
 
         // The observer runs on the callback queue while the lines are read: its line may come
         // anywhere among them.

@@ -204,7 +204,7 @@ final class CacheIntegrationTests: XCTestCase {
         let done = expectation(description: "two updates")
         done.expectedFulfillmentCount = 2
         queue.load(CachedRequest(path: path)) { updates.append($0); done.fulfill() }
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 60)
         XCTAssertEqual(updates.all.map(\.value?.text), ["screen", "screen"])
         XCTAssertEqual(updates.all.map(\.source), [.cache(.stale), .cache(.revalidated)])
         XCTAssertEqual(origin.log.waitForRequests(to: path, count: 2).map(\.status), [200, 304])

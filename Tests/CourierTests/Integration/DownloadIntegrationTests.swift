@@ -77,7 +77,7 @@ final class DownloadIntegrationTests: XCTestCase {
         }
 
         // When it completes
-        await fulfillment(of: [ended], timeout: 20)
+        await fulfillment(of: [ended], timeout: 60)
 
         // Then progress came while bytes arrived, never went back, and reached every byte before the result
         let all = events.all
@@ -212,7 +212,7 @@ final class DownloadIntegrationTests: XCTestCase {
         }
 
         // Then it ends with one cancelled result; nothing is left on disk
-        await fulfillment(of: [ended], timeout: 20)
+        await fulfillment(of: [ended], timeout: 60)
         XCTAssertEqual(results.count, 1)
         guard case .failure(.cancelled) = results.all.first else { return XCTFail("\(results.all)") }
         XCTAssertEqual(try folderContents(), [])

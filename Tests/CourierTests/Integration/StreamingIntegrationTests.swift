@@ -80,7 +80,7 @@ final class StreamingIntegrationTests: XCTestCase {
         // When the body is read to its end
         var count = 0
         for try await chunk in stream { count += chunk.count }
-        await fulfillment(of: [observed], timeout: 20)
+        await fulfillment(of: [observed], timeout: 60)
 
         // Then the observer got one finished outcome with the head and every byte counted
         XCTAssertEqual(count, 2048)
@@ -104,7 +104,7 @@ final class StreamingIntegrationTests: XCTestCase {
         stream = nil
         let delivered = expectation(description: "delivered")
         queue.addObserver(for: id) { (_: Result<StreamedResponse, RequestError>) in delivered.fulfill() }
-        await fulfillment(of: [delivered], timeout: 20)
+        await fulfillment(of: [delivered], timeout: 60)
 
         // Then the stream and its channel are gone (the transport lets go of its task on its own
         // thread, so this waits for it, 5 seconds at most)
@@ -207,7 +207,7 @@ final class StreamingIntegrationTests: XCTestCase {
         }
 
         // Then the request ends cancelled, once, with its head
-        await fulfillment(of: [observed], timeout: 20)
+        await fulfillment(of: [observed], timeout: 60)
         XCTAssertEqual(outcomes.count, 1)
         let outcome = try XCTUnwrap(outcomes.all.first).get()
         XCTAssertEqual(outcome.response.statusCode, 200)
@@ -232,7 +232,7 @@ final class StreamingIntegrationTests: XCTestCase {
             }
             return lines
         }
-        await fulfillment(of: [firstLine], timeout: 20)
+        await fulfillment(of: [firstLine], timeout: 60)
 
         // When the task is cancelled
         consumer.cancel()
@@ -242,7 +242,7 @@ final class StreamingIntegrationTests: XCTestCase {
         guard case .failure(RequestError.cancelled) = result else { return XCTFail("\(result)") }
         let ended = expectation(description: "ended")
         queue.addObserver(for: stream.id) { (_: Result<StreamedResponse, RequestError>) in ended.fulfill() }
-        await fulfillment(of: [ended], timeout: 20)
+        await fulfillment(of: [ended], timeout: 60)
     }
 }
 

@@ -66,7 +66,7 @@ final class QueueFeaturesTests: XCTestCase {
         queue.cancelAll(ownedBy: screen)
         queue.cancelAll(ofType: Greeting.self)
         queue.cancelAll()
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
 
         // Then everything ended as cancelled, once
         XCTAssertEqual(outcomes.withLock { $0 }, ["greeting-owned": "cancelled", "empty-owned": "cancelled",
