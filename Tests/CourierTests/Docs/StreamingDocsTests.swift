@@ -141,7 +141,7 @@ final class StreamingDocsTests: XCTestCase {
         try FileManager.default.removeItem(at: destination)
         fixtures.holdsAnswers = true
         let paused = queue.download(CatalogRequest(), to: destination)
-        _ = try await fixtures.waitForHeldRequests(1, timeout: 5)
+        _ = try await fixtures.waitForHeldRequests(1, timeout: 30)
         paused.cancel(keepingPartialData: true)          // the user paused it
         fixtures.holdsAnswers = false
         _ = fixtures.releaseAll()

@@ -106,7 +106,7 @@ final class FixtureTransportTests: XCTestCase {
 
     func testSimulatedTransferShowsProgress() throws {
         // Given a 40 KB answer at 20 KB/s: the body moves for 2 s (the fixture's own timer, which
-        // never ends it early), polled every 20 ms
+        // never ends it early)
         let fixtures = FixtureTransport()
         fixtures.bytesPerSecond = 20_000
         fixtures.stub(.get, "/big", body: Data(count: 40_000))
@@ -128,8 +128,8 @@ final class FixtureTransportTests: XCTestCase {
 
         // Then it moved in steps up to the whole body. The first report (0, while held) and the
         // final one (40,000) come by design; a step between them needs one poll of the queue's
-        // timer in the 2 s the body moves, 100 times its 20 ms interval: only a machine that runs
-        // no timer for 2 s would miss it.
+        // progress timer (every 50 ms) in the 2 s the body moves, 40 of its intervals: only a
+        // machine that runs no timer for 2 s would miss it.
         let received = reports.all.map(\.bytesReceived)
         XCTAssertEqual(received.first, 0)
         XCTAssertGreaterThan(received.count, 2, "\(received)")
