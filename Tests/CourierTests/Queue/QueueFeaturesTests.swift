@@ -126,19 +126,23 @@ final class QueueFeaturesTests: XCTestCase {
         }
         let queue = makeQueue(transport: transport)
 
-        // When three requests end (one failing) and the consumer stops after them
-        var seen: [String] = []
-        let results = queue.results(of: Greeting.self)
-        XCTAssertEqual(queue.typeObserverCount, 1)
-        queue.add(PathRequest<Greeting>("/one"))
-        for await result in consume results {
-            switch result {
-            case .success(let greeting): seen.append(greeting.message)
-            case .failure(let error): seen.append("status \(error.statusCode ?? 0)")
+        // When three requests end (one failing) and the consumer stops after them (bounded: a
+        // result that never came would fail the test, not hang it)
+        let seen = try await bounded {
+            var seen: [String] = []
+            let results = queue.results(of: Greeting.self)
+            XCTAssertEqual(queue.typeObserverCount, 1)
+            queue.add(PathRequest<Greeting>("/one"))
+            for await result in consume results {
+                switch result {
+                case .success(let greeting): seen.append(greeting.message)
+                case .failure(let error): seen.append("status \(error.statusCode ?? 0)")
+                }
+                if seen.count == 1 { queue.add(PathRequest<Greeting>("/fail")) }
+                if seen.count == 2 { queue.add(PathRequest<Greeting>("/two")) }
+                if seen.count == 3 { break }
             }
-            if seen.count == 1 { queue.add(PathRequest<Greeting>("/fail")) }
-            if seen.count == 2 { queue.add(PathRequest<Greeting>("/two")) }
-            if seen.count == 3 { break }
+            return seen
         }
 
         // Then it saw all three, and the queue let go of its observer

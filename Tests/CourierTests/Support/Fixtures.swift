@@ -117,3 +117,25 @@ func eventually(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// What ``bounded(_:_:)`` throws when its body has not returned in time.
+struct TimedOut: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "still waiting after \(seconds) s" }
+}
+
+/// Runs `body` (a loop over an async sequence, say), cancelling it and throwing ``TimedOut`` if it
+/// has not returned after `seconds`: so that a result that never comes fails the test instead of
+/// hanging the suite. Generous by default, as it costs nothing when the body returns.
+func bounded<T: Sendable>(_ seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))   // the bound itself, not a hand-off
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(seconds: seconds) }
+        return value
+    }
+}

@@ -296,7 +296,7 @@ final class DefaultStreamingDeliveryTests: XCTestCase {
             for: TransportRequest(urlRequest: URLRequest(url: URL(string: "https://example.com/stream")!)),
             receiver: receiver)
         task.resume()
-        XCTAssertEqual(receiver.ended.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(receiver.ended.wait(timeout: .now() + 30), .success)
         return receiver.events.withLock { $0 }
     }
 
