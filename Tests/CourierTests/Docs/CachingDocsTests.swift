@@ -137,8 +137,10 @@ final class CachingDocsTests: XCTestCase {
 
         let model = ProfileViewModel(queue: queue)
         model.appear()
-        let deadline = Date() + 5
-        while model.states.count < 2 && Date() < deadline { RunLoop.main.run(until: Date() + 0.01) }
+        // (The updates come on the main queue, which only runs while this test spins it; the bound
+        // only runs out when the second update never comes.)
+        let deadline = DispatchTime.now() + 30
+        while model.states.count < 2 && DispatchTime.now() < deadline { RunLoop.main.run(until: Date() + 0.01) }
         XCTAssertEqual(model.states.all, ["Ada saved=true error=false final=false",
                                           "Ada Lovelace saved=false error=false final=true"])
         XCTAssertEqual(model.profile?.name, "Ada Lovelace")
@@ -154,8 +156,7 @@ final class CachingDocsTests: XCTestCase {
         var ids: [RequestID] = []
         for _ in 0..<5 { ids.append(queue.add(ProfileRequest(userID: 42))) }   // one transfer, five results
         // Every one of them has joined the transfer (each is "sent") before the answer comes.
-        let deadline = Date() + 5
-        while sends.count < 5 && Date() < deadline { usleep(1_000) }
+        XCTAssertTrue(sends.waitForSends(5), "five sends")
         XCTAssertEqual(sends.count, 5)
         try fixtures.waitForHeldRequests(1)
         let results = Recorder<String>()
@@ -169,7 +170,7 @@ final class CachingDocsTests: XCTestCase {
         }
         fixtures.holdsAnswers = false
         fixtures.releaseAll()
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(results.all, Array(repeating: "Ada", count: 5))
         XCTAssertEqual(fixtures.receivedRequests.count, 1)
     }
@@ -178,6 +179,15 @@ final class CachingDocsTests: XCTestCase {
 /// Counts the requests the queue handed over to be sent.
 final class SendCounter: RequestQueueDelegate {
     private let sent = Recorder<String>()
+    private let signal = DispatchSemaphore(value: 0)
     var count: Int { sent.count }
-    func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { sent.append(request.url?.path ?? "") }
+    func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {
+        sent.append(request.url?.path ?? "")
+        signal.signal()
+    }
+    /// Waits until `count` more requests were handed over (30 s at most: only a broken queue
+    /// makes it wait that long); false on timeout.
+    func waitForSends(_ count: Int) -> Bool {
+        (0..<count).allSatisfy { _ in signal.wait(timeout: .now() + 30) == .success }
+    }
 }

@@ -36,16 +36,16 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         let log = Recorder<Result<R, RequestError>>()
         let done = expectation(description: "result of \(id)")
         queue.addObserver(for: id) { (result: Result<R, RequestError>) in log.append(result); done.fulfill() }
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
         return log.all.first
     }
 
-    /// Waits up to 10 s for `task` to end, and checks that it ended as cancelled.
+    /// Waits up to 30 s for `task` to end, and checks that it ended as cancelled.
     private func assertCancelled(_ task: Task<Profile, any Error>, line: UInt = #line) async {
         let outcome = Recorder<Result<Profile, any Error>>()
         let ended = expectation(description: "send returned")
         Task { outcome.append(await task.result); ended.fulfill() }
-        await fulfillment(of: [ended], timeout: 10)
+        await fulfillment(of: [ended], timeout: 30)
         guard case .failure(RequestError.cancelled)? = outcome.all.first else {
             return XCTFail("expected cancelled, got \(outcome.all)", line: line)
         }
@@ -105,7 +105,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
         queue.cancelAll(ownedBy: screen)          // every request added with owner: screen
         XCTAssertFalse(queue.isFinished(other))
         queue.cancelAll()                         // everything, waiting or in flight
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(Set(outcomes.all), ["one", "type", "owned", "other"])
         XCTAssertEqual(outcomes.all.count, 4)
         queue.cancel(id)   // after the end: changes nothing
@@ -133,7 +133,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
 
     // Concurrency and Cancellation › Cancelling a Task.
     // The answer is held and never released, so only the cancel can end the request; were the
-    // cancel lost, the expectation would give up after 10 s.
+    // cancel lost, the expectation would give up after 30 s.
     func testCancellingTheTaskCancelsTheRequest() async throws {
         let fixtures = fixtures(holding: true)
         let queue = DocsSupport.queue(fixtures)
@@ -177,7 +177,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
             if case .failure(.cancelled) = result { done.fulfill() }
         }
         queue = nil
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertNil(released)
         XCTAssertEqual(delegateLog.all, [])
     }
@@ -226,7 +226,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
                 if case .success(let page) = result, page.items == [3] { lastPage.fulfill() }
             }
         }
-        wait(for: [lastPage], timeout: 10)
+        wait(for: [lastPage], timeout: 30)
         XCTAssertEqual(starts.log.all, ["1 on the main thread: false", "2 on the main thread: false"])
     }
 }

@@ -147,7 +147,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         let done = expectation(description: "observer")
         let id = queue.add(ReportRequest())
         queue.addObserver(for: id) { (_: Result<Report, RequestError>) in print("observer"); done.fulfill() }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
 
         let sent = try XCTUnwrap(fixtures.receivedRequests.first)
         XCTAssertEqual(sent.value(forHTTPHeaderField: "User-Agent"), "docs/1.0")
@@ -219,7 +219,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         try await fixtures.waitForHeldRequests(3)
         fixtures.holdsAnswers = false   // the resends with the fresh token are answered at once
         fixtures.releaseAll()
-        await fulfillment(of: [ended], timeout: 10)
+        await fulfillment(of: [ended], timeout: 30)
         let statuses = results.all
         XCTAssertEqual(statuses, [401, 401, 401])
         XCTAssertEqual(tokenFetches.all.count - fetchesBefore, 1, "one refresh for all")

@@ -73,7 +73,7 @@ final class GettingStartedDocsTests: XCTestCase {
             case .failure(let error): print(error)
             }
         }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(printed.all, ["Hello, Ada"])
     }
 

@@ -36,7 +36,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
             guard let response = try? result.get() else { return }
             print(response.name)
         }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(printed.all, ["Ada"])
     }
 
@@ -68,7 +68,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
             if case .failure(.cancelled) = result { done.fulfill() }
         }
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(fixtures.heldRequests, [])
     }
 }

@@ -219,7 +219,7 @@ final class ParametersAndEncodingsDocsTests: XCTestCase {
         queue.addObserver(for: id) { (result: Result<EmptyResponse, RequestError>) in
             if case .success = result { done.fulfill() }
         }
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
         let sent = try XCTUnwrap(fixtures.receivedRequests.first)
         XCTAssertNil(sent.httpBody, "the large body streams from a file")
         // Compared as names: files of other uploads may come and go meanwhile; none of them is this one's.

@@ -118,7 +118,7 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         XCTAssertEqual(fixtures.receivedRequests.first?.timeoutInterval, 300)
 
         // The answer is held and never released: only the queue's timeout can end the request
-        // (were it not enforced, the expectation would give up after 10 s).
+        // (were it not enforced, the expectation would give up after 30 s).
         fixtures.holdsAnswers = true
         let id = queue.add(AnyRequest<EmptyResponse>(path: "/exports/latest", timeout: 0.2))
         let ended = expectation(description: "ended")
@@ -127,7 +127,7 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
             result.append(outcome)
             ended.fulfill()
         }
-        await fulfillment(of: [ended], timeout: 10)
+        await fulfillment(of: [ended], timeout: 30)
         guard case .failure(.timedOut)? = result.all.first else { return XCTFail("\(result.all)") }
         XCTAssertEqual(fixtures.heldRequests, [], "the timed-out request is no longer held")
         XCTAssertEqual(fixtures.receivedRequests.count, 2)
@@ -221,7 +221,7 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
             }
             done.fulfill()
         }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(printed.all, ["Not found: gone"])
     }
 }

@@ -63,7 +63,7 @@ final class StreamingDocsTests: XCTestCase {
         for try await line in stream.lines {            // or `for try await chunk in stream`
             print(line)
         }
-        await fulfillment(of: [observed], timeout: 5)
+        await fulfillment(of: [observed], timeout: 30)
 
         // The observer runs on the callback queue while the lines are read: its line may come
         // anywhere among them.
@@ -141,7 +141,7 @@ final class StreamingDocsTests: XCTestCase {
         try FileManager.default.removeItem(at: destination)
         fixtures.holdsAnswers = true
         let paused = queue.download(CatalogRequest(), to: destination)
-        _ = try await fixtures.waitForHeldRequests(1, timeout: 5)
+        _ = try await fixtures.waitForHeldRequests(1, timeout: 30)
         paused.cancel(keepingPartialData: true)          // the user paused it
         fixtures.holdsAnswers = false
         _ = fixtures.releaseAll()

@@ -105,25 +105,33 @@ final class FixtureTransportTests: XCTestCase {
     }
 
     func testSimulatedTransferShowsProgress() throws {
-        // Given a 40 KB answer at 50 KB/s (0.8 s: many polls, even on a loaded machine)
+        // Given a 40 KB answer at 20 KB/s: the body moves for 2 s (the fixture's own timer, which
+        // never ends it early)
         let fixtures = FixtureTransport()
-        fixtures.bytesPerSecond = 50_000
+        fixtures.bytesPerSecond = 20_000
         fixtures.stub(.get, "/big", body: Data(count: 40_000))
         fixtures.holdsAnswers = true   // the transfer starts once the observers are in place
         let queue = queue(fixtures)
         let reports = Recorder<TransferProgress>()
+        let firstReport = expectation(description: "a report while the answer is held")
+        firstReport.assertForOverFulfill = false
         let done = expectation(description: "done")
 
         // When its progress is observed
         let id = queue.add(PathRequest<EmptyResponse>("/big"))
-        queue.addProgressObserver(for: id, interval: 0.02) { reports.append($0) }
+        queue.addProgressObserver(for: id, interval: 0.02) { reports.append($0); firstReport.fulfill() }
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.fulfill() }
         try fixtures.waitForHeldRequests(1)
+        wait(for: [firstReport], timeout: 30)   // nothing has moved yet
         fixtures.releaseAll()
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
 
-        // Then it moved in steps up to the whole body
+        // Then it moved in steps up to the whole body. The first report (0, while held) and the
+        // final one (40,000) come by design; a step between them needs one poll of the queue's
+        // progress timer (every 50 ms) in the 2 s the body moves, 40 of its intervals: only a
+        // machine that runs no timer for 2 s would miss it.
         let received = reports.all.map(\.bytesReceived)
+        XCTAssertEqual(received.first, 0)
         XCTAssertGreaterThan(received.count, 2, "\(received)")
         XCTAssertEqual(received, received.sorted())
         XCTAssertEqual(received.last, 40_000)
@@ -183,14 +191,17 @@ extension FixtureTransportTests {
         configuration.transport = .fixtures(fixtures)
         configuration.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 20, jitter: 0)
         let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com"))
-        let start = Date()
+        let start = ContinuousClock.now
         do {
             _ = try await queue.send(PathRequest<EmptyResponse>("/flaky", timeout: 0.2))
             XCTFail("expected a timeout")
         } catch {
             // Then the request times out during the backoff, not after every attempt
             guard case .timedOut = error else { return XCTFail("\(error)") }
-            XCTAssertLessThan(Date().timeIntervalSince(start), 10, "the 20 s backoff was not waited out")
+            // The bound tells the two designs apart, not the machine's speed: a queue that waits
+            // out the backoff needs 20 s at least; one whose timeout covers it needs 0.2 s plus
+            // scheduling, 50 times less than the bound.
+            XCTAssertLessThan(ContinuousClock.now - start, .seconds(10), "the 20 s backoff was not waited out")
             XCTAssertEqual(fixtures.receivedRequests.count, 1)
         }
     }

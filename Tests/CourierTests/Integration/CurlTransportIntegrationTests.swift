@@ -26,7 +26,7 @@ final class CurlTransportIntegrationTests: XCTestCase {
     func testTimeoutIntervalForRequestEndsAnIdleTransfer() async throws {
         // Given an idle timeout of 1 s, and a server that says nothing for 10 s
         let queue = try queue { $0.sessionConfiguration.timeoutIntervalForRequest = 1 }
-        let start = Date()
+        let start = ContinuousClock.now
 
         // Then the transfer ends as timed out, long before the queue's own 20 s deadline
         do {
@@ -35,20 +35,24 @@ final class CurlTransportIntegrationTests: XCTestCase {
         } catch {
             guard case .timedOut = error else { return XCTFail("expected .timedOut, got \(error)") }
         }
-        XCTAssertLessThan(Date().timeIntervalSince(start), 8)
+        // Only the idle timeout ends it as .timedOut before the server answers at 10 s, and the
+        // queue's deadline would at 20 s: the bound lies between, 8 times the 1 s timeout
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(8))
     }
 
     func testTimeoutIntervalForResourceBoundsABusyTransfer() async throws {
         // Given a resource timeout of 1 s, and a server that drips its body over 6 s (never idle)
         let queue = try queue { $0.sessionConfiguration.timeoutIntervalForResource = 1 }
-        let start = Date()
+        let start = ContinuousClock.now
         do {
             _ = try await queue.send(PathRequest<RawResponse>("/drip?duration=6&numbytes=6&delay=0"))
             XCTFail("expected a timeout")
         } catch {
             guard case .timedOut = error else { return XCTFail("expected .timedOut, got \(error)") }
         }
-        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+        // The body would end at 6 s (a success) and the queue's deadline at 20 s; the 1 s
+        // resource timeout ends it first, and the bound (5 times it) says it did
+        XCTAssertLessThan(ContinuousClock.now - start, .seconds(5))
     }
 
     func testTheSessionsHTTPProxyIsUsed() async throws {

@@ -34,6 +34,12 @@ final class HostileServerIntegrationTests: XCTestCase {
         }
     }
 
+    /// What "promptly" allows, in seconds. The queue's timeout is 60 s (see `send`): a request the
+    /// server made hang would end then, as `.timedOut`. The bound is half of that, far above what
+    /// these take when they end promptly (about a second at most, printed by each test, and a few
+    /// times that under ThreadSanitizer on a busy machine), so it tells the two apart by design.
+    private static let promptly: Double = 30
+
     private func hostileServer() throws -> URL {
         guard let text = ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], let url = URL(string: text) else {
             throw HTTPBin.missing("Hostile-server tests need Scripts/hostile_server.py: run Scripts/test.sh, "
@@ -52,14 +58,16 @@ final class HostileServerIntegrationTests: XCTestCase {
             if let transport { config.transport = transport }
         }
         let sampler = MemorySampler()
-        let start = Date()
+        let start = ContinuousClock.now
         let result: Result<RawResponse, RequestError>
         do {
             result = .success(try await queue.send(PathRequest<RawResponse>(base.absoluteString + path)))
         } catch {
             result = .failure(error)
         }
-        let outcome = Outcome(result: result, seconds: Date().timeIntervalSince(start), peakGrowth: sampler.stop())
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let outcome = Outcome(result: result, seconds: seconds, peakGrowth: sampler.stop())
         let name = transport.map { _ in "curl" } ?? (HTTPBin.usesURLSession ? "URLSession" : "curl")
         print("hostile \(path) through \(name): \(outcome.message); "
               + String(format: "%.2f s, peak RSS growth %d MiB", outcome.seconds, outcome.peakGrowth >> 20))
@@ -80,14 +88,14 @@ final class HostileServerIntegrationTests: XCTestCase {
             // curl keeps every body
             let lost = HTTPBin.usesURLSession && scheme == "Basic"
             XCTAssertEqual(body.string, lost ? "" : #"{"error":"token expired"}"#, path)
-            XCTAssertLessThan(outcome.seconds, 10, path)
+            XCTAssertLessThan(outcome.seconds, Self.promptly, path)
         }
     }
 
     func testAGarbageStatusLineIsABadServerResponse() async throws {
         let outcome = try await send("/garbage-status")
         XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)
-        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.seconds, Self.promptly)
     }
 
     func testAnEightMegabyteHeaderEndsPromptlyAsABadServerResponse() async throws {
@@ -98,7 +106,7 @@ final class HostileServerIntegrationTests: XCTestCase {
             XCTAssertEqual(outcome.urlErrorCode, .badServerResponse, outcome.message)
             XCTAssertTrue(outcome.message.contains("header line larger than libcurl accepts"), outcome.message)
         }
-        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.seconds, Self.promptly)
     }
 
     func testAHundredThousandHeaderFieldsEndPromptlyAsABadServerResponse() async throws {
@@ -107,7 +115,7 @@ final class HostileServerIntegrationTests: XCTestCase {
         if !HTTPBin.usesURLSession {
             XCTAssertTrue(outcome.message.contains("more than 1000 header fields"), outcome.message)
         }
-        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.seconds, Self.promptly)
     }
 
     // Bounded memory is a feature of the curl transport: Linux's URLSession reads ahead of its
@@ -122,7 +130,7 @@ final class HostileServerIntegrationTests: XCTestCase {
             return XCTFail("expected responseTooLarge, got \(outcome.message)")
         }
         XCTAssertEqual(reported, limit)
-        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.seconds, Self.promptly)
         XCTAssertLessThan(outcome.peakGrowth, limit + (32 << 20), "peak growth \(outcome.peakGrowth >> 20) MiB")
     }
 
@@ -133,7 +141,7 @@ final class HostileServerIntegrationTests: XCTestCase {
             return XCTFail("expected responseTooLarge, got \(outcome.message)")
         }
         XCTAssertEqual(reported, limit)
-        XCTAssertLessThan(outcome.seconds, 10)
+        XCTAssertLessThan(outcome.seconds, Self.promptly)
         XCTAssertLessThan(outcome.peakGrowth, limit + (32 << 20), "peak growth \(outcome.peakGrowth >> 20) MiB")
     }
 }

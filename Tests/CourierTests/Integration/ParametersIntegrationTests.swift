@@ -230,7 +230,7 @@ final class MemorySampler: Sendable {
     /// Stops sampling; returns the peak resident size above the baseline, in bytes.
     func stop() -> Int {
         running.withLock { $0 = false }
-        finished.wait()
+        _ = finished.wait(timeout: .now() + 60)   // the sampler sleeps 10 ms between samples
         return max(0, peak.withLock { $0 } - baseline)
     }
 

@@ -66,7 +66,7 @@ final class QueueFeaturesTests: XCTestCase {
         queue.cancelAll(ownedBy: screen)
         queue.cancelAll(ofType: Greeting.self)
         queue.cancelAll()
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
 
         // Then everything ended as cancelled, once
         XCTAssertEqual(outcomes.withLock { $0 }, ["greeting-owned": "cancelled", "empty-owned": "cancelled",
@@ -126,19 +126,23 @@ final class QueueFeaturesTests: XCTestCase {
         }
         let queue = makeQueue(transport: transport)
 
-        // When three requests end (one failing) and the consumer stops after them
-        var seen: [String] = []
-        let results = queue.results(of: Greeting.self)
-        XCTAssertEqual(queue.typeObserverCount, 1)
-        queue.add(PathRequest<Greeting>("/one"))
-        for await result in consume results {
-            switch result {
-            case .success(let greeting): seen.append(greeting.message)
-            case .failure(let error): seen.append("status \(error.statusCode ?? 0)")
+        // When three requests end (one failing) and the consumer stops after them (bounded: a
+        // result that never came would fail the test, not hang it)
+        let seen = try await bounded {
+            var seen: [String] = []
+            let results = queue.results(of: Greeting.self)
+            XCTAssertEqual(queue.typeObserverCount, 1)
+            queue.add(PathRequest<Greeting>("/one"))
+            for await result in consume results {
+                switch result {
+                case .success(let greeting): seen.append(greeting.message)
+                case .failure(let error): seen.append("status \(error.statusCode ?? 0)")
+                }
+                if seen.count == 1 { queue.add(PathRequest<Greeting>("/fail")) }
+                if seen.count == 2 { queue.add(PathRequest<Greeting>("/two")) }
+                if seen.count == 3 { break }
             }
-            if seen.count == 1 { queue.add(PathRequest<Greeting>("/fail")) }
-            if seen.count == 2 { queue.add(PathRequest<Greeting>("/two")) }
-            if seen.count == 3 { break }
+            return seen
         }
 
         // Then it saw all three, and the queue let go of its observer

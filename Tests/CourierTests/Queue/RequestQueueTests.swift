@@ -34,7 +34,7 @@ final class RequestQueueTests: XCTestCase {
         let id = queue.add(PathRequest<Greeting>("/greeting"))
         let finished = expectation(description: "first observer")
         queue.addObserver(for: id) { (_: Result<Greeting, RequestError>) in finished.fulfill() }
-        await fulfillment(of: [finished], timeout: 5)
+        await fulfillment(of: [finished], timeout: 30)
         TestQueues.callbacks.sync {}   // the delivery block, which marks it finished, has ended
         XCTAssertTrue(queue.isFinished(id))
         XCTAssertEqual(transport.started.count, 1)
@@ -46,7 +46,7 @@ final class RequestQueueTests: XCTestCase {
             results.append(result)
             delivered.fulfill()
         }
-        await fulfillment(of: [delivered], timeout: 5)
+        await fulfillment(of: [delivered], timeout: 30)
 
         // Then it still gets the result, once
         TestQueues.callbacks.sync {}
@@ -61,7 +61,7 @@ final class RequestQueueTests: XCTestCase {
         let first = queue.add(PathRequest<Greeting>("/one"))
         let firstDone = expectation(description: "first result")
         queue.addObserver(for: first) { (_: Result<Greeting, RequestError>) in firstDone.fulfill() }
-        await fulfillment(of: [firstDone], timeout: 5)
+        await fulfillment(of: [firstDone], timeout: 30)
         TestQueues.callbacks.sync {}   // its delivery has ended: from now on its result is only kept, and can be evicted
         _ = try await queue.send(PathRequest<Greeting>("/two"))
 
@@ -69,7 +69,7 @@ final class RequestQueueTests: XCTestCase {
         let unavailable = expectation(description: "late observer")
         let late = Recorder<Result<Greeting, RequestError>>()
         queue.addObserver(for: first) { (result: Result<Greeting, RequestError>) in late.append(result); unavailable.fulfill() }
-        await fulfillment(of: [unavailable], timeout: 5)
+        await fulfillment(of: [unavailable], timeout: 30)
         let result = try XCTUnwrap(late.all.first)
 
         // Then it is told so, rather than waiting forever
@@ -196,14 +196,14 @@ final class RequestQueueTests: XCTestCase {
 
         // When the response arrives, and the request is then cancelled
         transport.releaseOldest(with: .json(#"{"message":"hi"}"#))
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         queue.cancel(id)
         let flushed = expectation(description: "work and callbacks flushed")
         queue.addObserver(for: queue.add(PathRequest<EmptyResponse>("/x"))) { (_: Result<EmptyResponse, RequestError>) in flushed.fulfill() }
         transport.releaseOldest()
         XCTAssertTrue(transport.waitForStarts(1))
         transport.releaseOldest()
-        wait(for: [flushed], timeout: 5)
+        wait(for: [flushed], timeout: 30)
         TestQueues.callbacks.sync {}
 
         // Then each observer was called exactly once, and cancelling afterwards changed nothing
@@ -284,7 +284,7 @@ final class RequestQueueTests: XCTestCase {
         // When it is cancelled (twice)
         queue.cancel(id)
         queue.cancel(id)
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         TestQueues.callbacks.sync {}
 
         // Then the task was stopped, and the observer heard `.cancelled` once
@@ -298,7 +298,8 @@ final class RequestQueueTests: XCTestCase {
         // Given two requests the server never answers, with short timeouts
         let transport = StubTransport { _ in .hold }
         let queue = makeQueue(transport: transport)
-        let start = Date()
+        // (The queue's deadlines are on the monotonic uptime clock, and so is this measure.)
+        let start = DispatchTime.now().uptimeNanoseconds
         let slow = queue.add(PathRequest<EmptyResponse>("/slow", timeout: 0.2))
         let slower = queue.add(PathRequest<EmptyResponse>("/slower", timeout: 0.4))
         let unlimited = queue.add(PathRequest<EmptyResponse>("/unlimited", timeout: .infinity))
@@ -309,7 +310,8 @@ final class RequestQueueTests: XCTestCase {
         guard case .failure(.timedOut) = first, case .failure(.timedOut) = second else {
             return XCTFail("got \(first) and \(second)")
         }
-        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.4)
+        // A lower bound only: a deadline cannot pass early, however slow the machine.
+        XCTAssertGreaterThanOrEqual(DispatchTime.now().uptimeNanoseconds - start, 400_000_000)
         XCTAssertEqual(transport.heldCount, 1)
         XCTAssertFalse(queue.isFinished(unlimited))
         queue.cancel(unlimited)
@@ -318,19 +320,21 @@ final class RequestQueueTests: XCTestCase {
     func testObserverAddedWhileDelegatesRunStillComesAfterThem() throws {
         // Given a delegate that is slow to hear about a cancellation
         let log = Recorder<String>()
-        let release = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
         let transport = StubTransport { _ in .hold }
-        let queue = makeQueue(transport: transport, delegate: SlowFailureDelegate(log: log, release: release))
+        let queue = makeQueue(transport: transport, delegate: SlowFailureDelegate(log: log, entered: entered, release: release))
         let id = queue.add(PathRequest<EmptyResponse>("/x"))
         XCTAssertTrue(transport.waitForStarts(1))
 
-        // When the request is cancelled and observed while the delegate still runs
+        // When the request is cancelled and observed while the delegate still runs (it has said
+        // so, and waits for the test)
         queue.cancel(id)
+        XCTAssertEqual(entered.wait(timeout: .now() + 30), .success, "the delegate heard of the cancel")
         let delivered = expectation(description: "observer")
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in log.append("observer"); delivered.fulfill() }
         XCTAssertFalse(queue.isFinished(id))
         release.signal()
-        wait(for: [delivered], timeout: 5)
+        wait(for: [delivered], timeout: 30)
 
         // Then the observer still came after the delegate, and only then is the request finished
         XCTAssertEqual(log.all, ["delegate", "observer"])
@@ -349,13 +353,14 @@ final class RequestQueueTests: XCTestCase {
         XCTAssertTrue(transport.waitForStarts(1))
         XCTAssertFalse(queue.isFinished(id))
         let gate = DispatchSemaphore(value: 0)
-        TestQueues.callbacks.async { gate.wait() }  // hold the callback queue
+        // Hold the callback queue until the gate opens (bounded, so that a failure cannot hang the suite).
+        TestQueues.callbacks.async { _ = gate.wait(timeout: .now() + 60) }
         let delivered = expectation(description: "delivered")
         queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in delivered.fulfill() }
         transport.releaseOldest()
         XCTAssertFalse(queue.isFinished(id), "finished before its observer ran")
         gate.signal()
-        wait(for: [delivered], timeout: 5)
+        wait(for: [delivered], timeout: 30)
         TestQueues.callbacks.sync {}
         XCTAssertTrue(queue.isFinished(id))
     }
@@ -397,7 +402,7 @@ final class RequestQueueTests: XCTestCase {
         queue.addObserver(ownedBy: owner) { (_: Result<B.Reply, RequestError>) in calls.append("B") }
 
         XCTAssertNotNil(result(of: queue.add(PathRequest<A.Reply>("/a")), on: queue, as: A.Reply.self))
-        wait(for: [gotA], timeout: 5)
+        wait(for: [gotA], timeout: 30)
         TestQueues.callbacks.sync {}
         XCTAssertEqual(calls.all, ["A"])
         withExtendedLifetime(owner) {}
@@ -423,7 +428,7 @@ final class RequestQueueTests: XCTestCase {
         queue.sweepDeadObservers()
 
         // Then the handler's memory is released and a later response does not call it
-        wait(for: [freed], timeout: 5)
+        wait(for: [freed], timeout: 30)
         XCTAssertEqual(queue.typeObserverCount, 0)
         XCTAssertNotNil(result(of: queue.add(PathRequest<Greeting>("/g")), on: queue, as: Greeting.self))
         TestQueues.callbacks.sync {}
@@ -441,7 +446,7 @@ final class RequestQueueTests: XCTestCase {
         }
         owner = nil
         // Then the periodic sweep frees it, with no request at all
-        wait(for: [freed], timeout: 5)
+        wait(for: [freed], timeout: 30)
         XCTAssertNil(owner)
     }
 
@@ -456,7 +461,7 @@ final class RequestQueueTests: XCTestCase {
 
         queue.removeObservers(forType: Greeting.self, ownedBy: owner)
         XCTAssertNotNil(result(of: queue.add(PathRequest<Greeting>("/g")), on: queue, as: Greeting.self))
-        wait(for: [otherCalled], timeout: 5)
+        wait(for: [otherCalled], timeout: 30)
         TestQueues.callbacks.sync {}
         XCTAssertEqual(calls.all, ["kept"])
         withExtendedLifetime((owner, other)) {}
@@ -477,7 +482,7 @@ final class RequestQueueTests: XCTestCase {
         let id = queue.add(request)
         let delivered = expectation(description: "observer")
         queue.addObserver(for: id) { (_: Result<LoggedResponse, RequestError>) in log.append("observer"); delivered.fulfill() }
-        wait(for: [delivered], timeout: 5)
+        wait(for: [delivered], timeout: 30)
 
         // Then the steps come in the documented order, and willSend's changes went on the wire
         XCTAssertEqual(log.all, [
@@ -576,10 +581,10 @@ final class RequestQueueTests: XCTestCase {
         queue = nil
 
         // Then it is deallocated, its transport invalidated, and both requests end as cancelled
-        wait(for: [deallocated], timeout: 5)
+        wait(for: [deallocated], timeout: 30)
         XCTAssertNil(weakQueue)
         XCTAssertTrue(transport.waitForInvalidation(), "the transport is invalidated soon after the queue goes")
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         XCTAssertEqual(results.all.sorted(), ["/running", "/waiting"])
     }
 
@@ -595,10 +600,16 @@ final class RequestQueueTests: XCTestCase {
 
 private final class SlowFailureDelegate: RequestQueueDelegate {
     let log: Recorder<String>
+    let entered: DispatchSemaphore
     let release: DispatchSemaphore
-    init(log: Recorder<String>, release: DispatchSemaphore) { self.log = log; self.release = release }
+    init(log: Recorder<String>, entered: DispatchSemaphore, release: DispatchSemaphore) {
+        self.log = log; self.entered = entered; self.release = release
+    }
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {
-        _ = release.wait(timeout: .now() + 5)
+        entered.signal()
+        // The test opens it at once; the bound only keeps a failing test from hanging, and is long
+        // enough that the test's own checks always run while the delegate is still held.
+        _ = release.wait(timeout: .now() + 60)
         log.append("delegate")
     }
 }

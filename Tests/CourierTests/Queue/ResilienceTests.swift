@@ -34,7 +34,7 @@ final class ResilienceTests: XCTestCase {
         let done = expectation(description: "result")
         let id = queue.add(PathRequest<Greeting>("/flaky"))
         queue.addObserver(for: id) { (result: Result<Greeting, RequestError>) in results.append(result); done.fulfill() }
-        wait(for: [done], timeout: 5)
+        wait(for: [done], timeout: 30)
         TestQueues.callbacks.sync {}
 
         // Then three attempts were made, delegates heard each, and the observer only the success
@@ -103,7 +103,7 @@ final class ResilienceTests: XCTestCase {
         }
         // The observer is registered while the request waits out its 30 s backoff.
         queue.cancel(id)
-        wait(for: [cancelled], timeout: 10)
+        wait(for: [cancelled], timeout: 30)
         XCTAssertEqual(transport.started.count, 1)
     }
 
@@ -129,7 +129,7 @@ final class ResilienceTests: XCTestCase {
         }
         XCTAssertTrue(transport.waitForStarts(20))
         XCTAssertEqual(transport.releaseAll(with: .status(401, headers: ["WWW-Authenticate": "Bearer"])), 20)
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
 
         // Then one refresh ran, and every request succeeded on its second try
         XCTAssertEqual(authenticator.refreshCount, 1)
@@ -164,7 +164,7 @@ final class ResilienceTests: XCTestCase {
         let parked = queue.state.withLock { state in ids.filter { state.isPaused($0) } }
         XCTAssertEqual(parked, ids, "every refused request waits for the refresh")
         refreshMayEnd.open()
-        wait(for: [done], timeout: 10)
+        wait(for: [done], timeout: 30)
 
         // Then the one refresh failed them all
         XCTAssertEqual(failures.all, Array(repeating: "RefreshFailed()", count: 5))

@@ -63,7 +63,7 @@ class DownloadTestCase: XCTestCase {
     /// The observer's one result (a second call fails the test: the expectation is over-fulfilled).
     func result(_ observed: Observed, file: StaticString = #filePath, line: UInt = #line) async throws
         -> Result<DownloadedFile, RequestError> {
-        await fulfillment(of: [observed.expectation], timeout: 5)
+        await fulfillment(of: [observed.expectation], timeout: 30)
         XCTAssertEqual(observed.results.count, 1, "results delivered", file: file, line: line)
         return try XCTUnwrap(observed.results.all.first, file: file, line: line)
     }

@@ -49,7 +49,7 @@ final class ExchangeTransport: Transport {
 
         /// Waits until the receiver has let the transfer go on more than `count` times in all.
         private func waitForResume(after count: Int, file: StaticString, line: UInt) {
-            let deadline = DispatchTime.now() + 5
+            let deadline = DispatchTime.now() + ExchangeTransport.patience
             while state.withLock({ $0.resumes }) <= count {
                 guard resumed.wait(timeout: deadline) == .success else {
                     return XCTFail("the transfer was not resumed", file: file, line: line)
@@ -74,16 +74,16 @@ final class ExchangeTransport: Transport {
         /// How many times the receiver let a paused transfer go on.
         var resumes: Int { state.withLock { $0.resumes } }
 
-        /// Waits until the queue cancels the task (5 seconds at most); false if it did not.
+        /// Waits until the queue cancels the task (``ExchangeTransport/patience`` at most); false if it did not.
         func waitUntilCancelled() -> Bool {
             if wasCancelled { return true }
-            return cancelled.wait(timeout: .now() + 5) == .success || wasCancelled
+            return cancelled.wait(timeout: .now() + ExchangeTransport.patience) == .success || wasCancelled
         }
 
-        /// Waits until the receiver lets the transfer go on once more than `count` times (5 seconds
-        /// at most); false if it did not.
+        /// Waits until the receiver lets the transfer go on once more than `count` times
+        /// (``ExchangeTransport/patience`` at most); false if it did not.
         func waitForResumes(moreThan count: Int) -> Bool {
-            let deadline = DispatchTime.now() + 5
+            let deadline = DispatchTime.now() + ExchangeTransport.patience
             while resumes <= count {
                 guard resumed.wait(timeout: deadline) == .success else { return false }
             }
@@ -110,6 +110,10 @@ final class ExchangeTransport: Transport {
         }
     }
 
+    /// How long the waits above wait for what the queue does in answer to the test. Only a broken
+    /// queue makes them wait this long, so it is generous: a loaded machine under ThreadSanitizer.
+    static let patience: Double = 30
+
     private let wire = DispatchQueue(label: "ExchangeTransport.wire")
     private let exchanges = Locked<[Exchange]>([])
     private let started = DispatchSemaphore(value: 0)
@@ -120,7 +124,7 @@ final class ExchangeTransport: Transport {
 
     /// Waits for the next request to go on the wire (the `n`th, counting from 1, on the `n`th call).
     func next(file: StaticString = #filePath, line: UInt = #line) throws -> Exchange {
-        guard started.wait(timeout: .now() + 5) == .success else {
+        guard started.wait(timeout: .now() + Self.patience) == .success else {
             XCTFail("no request went on the wire", file: file, line: line)
             throw RequestError.timedOut
         }

@@ -47,7 +47,7 @@ final class FileSinkTests: DownloadTestCase {
             finished.append(queue!.isFinished(download.id))
             late.fulfill()
         }
-        await fulfillment(of: [late], timeout: 5)
+        await fulfillment(of: [late], timeout: 30)
         XCTAssertEqual(finished.all, [true])
         // And the request asked for the bytes as stored, and no range
         XCTAssertEqual(exchange.request.value(forHTTPHeaderField: "Accept-Encoding"), "identity")

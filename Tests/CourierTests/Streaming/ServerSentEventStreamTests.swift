@@ -136,7 +136,7 @@ final class ServerSentEventStreamTests: XCTestCase {
         events.cancel()
 
         // Then reading ends with cancelled well before the hour, without another connection
-        await fulfillment(of: [waiting], timeout: 10)
+        await fulfillment(of: [waiting], timeout: 30)
         guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
         XCTAssertEqual(transport.all.count, 1)
     }

@@ -196,7 +196,7 @@ final class StreamQueueTests: XCTestCase {
         } catch {
             guard case .cancelled = error else { return XCTFail("\(error)") }
         }
-        await fulfillment(of: [observed], timeout: 5)
+        await fulfillment(of: [observed], timeout: 30)
         XCTAssertEqual(outcomes.count, 1)
         let outcome = try XCTUnwrap(outcomes.all.first).get()
         XCTAssertEqual(outcome.response.statusCode, 200)

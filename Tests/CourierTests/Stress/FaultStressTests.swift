@@ -28,6 +28,12 @@ final class FaultStressTests: XCTestCase {
         try server.start()
         defer { server.kill() }
         let refusedURL = "http://127.0.0.1:\(HTTPBin.closedPort())/get"
+        // Slow and dripping answers come from the SSE server, whose answers never come in time:
+        // /held/KEY sends nothing for 60 s, /events/endless sends a head and then an event every
+        // 100 ms for days. httpbin's /delay/1 and /drip?duration=1 raced the 0.3 s and 0.4 s
+        // timeouts with a margin of 0.6 s, which a busy machine under ThreadSanitizer can eat
+        // (the queue's timer late, the answer first); these leave 59 s, or no end at all.
+        let sse = try HTTPBin.sseServer().absoluteString
 
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = DispatchQueue(label: "fault-stress.callbacks")
@@ -45,7 +51,10 @@ final class FaultStressTests: XCTestCase {
         let done = expectation(description: "\(total) results")
         done.expectedFulfillmentCount = total
         let start = Date()
-        let deadline = start.addingTimeInterval(100)
+        // Every request must end by then: a request that never ends would hold the test until the
+        // deadline. The whole run takes about 15 s on an idle 2-core machine; 300 s is 20 times
+        // that, so only a request that hangs, not a slow machine, reaches it.
+        let deadline = start.addingTimeInterval(300)
         let downWindow = Locked<(Date?, Date?)>((nil, nil))
         let killAt = total / 3, restartAt = total / 3 + 600
         let faultQueue = DispatchQueue(label: "fault-stress.server")
@@ -59,8 +68,8 @@ final class FaultStressTests: XCTestCase {
             case .status: PathRequest(number.isMultiple(of: 2) ? "/status/503" : "/status/404")
             // Each slow request is a URL of its own: one that joined a transfer started earlier
             // (identical requests share one) could end within its timeout.
-            case .slow: PathRequest("/delay/1?n=\(number)", timeout: 0.3)
-            case .drip: PathRequest("/drip?duration=1&numbytes=4&delay=0&n=\(number)", timeout: 0.4)
+            case .slow: PathRequest("\(sse)/held/fault-stress-\(seed)-\(number)", timeout: 0.3)
+            case .drip: PathRequest("\(sse)/events/endless?interval_ms=100&count=1000000&n=\(number)", timeout: 0.4)
             case .refused: PathRequest(refusedURL)
             }
         }

@@ -75,8 +75,10 @@ struct AccessLog {
     }
 
     /// Waits (bounded) until at least `count` requests for `path` are logged, and returns them all.
-    /// A server may log a request just after its client has the response.
-    func waitForRequests(to path: String, count: Int, timeout: TimeInterval = 5) -> [Entry] {
+    /// A server may log a request just after its client has the response. The log is another
+    /// process's file, so this polls it; the bound only matters when the request never comes, and
+    /// is generous (a loaded machine under ThreadSanitizer), costing nothing when it does.
+    func waitForRequests(to path: String, count: Int, timeout: TimeInterval = 60) -> [Entry] {
         let deadline = Date() + timeout
         var found = requests(to: path)
         while found.count < count && Date() < deadline {

@@ -90,7 +90,7 @@ func makeQueue(
 extension XCTestCase {
     /// Adds an observer for `id` and waits for its one result.
     func result<R: Response>(of id: RequestID, on queue: RequestQueue, as type: R.Type = R.self,
-                             timeout: TimeInterval = 5, file: StaticString = #filePath, line: UInt = #line)
+                             timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line)
         -> Result<R, RequestError>? {
         let delivered = expectation(description: "result of \(id)")
         let box = Recorder<Result<R, RequestError>>()
@@ -101,5 +101,41 @@ extension XCTestCase {
         wait(for: [delivered], timeout: timeout)
         XCTAssertLessThanOrEqual(box.count, 1, "an observer was called more than once", file: file, line: line)
         return box.all.first
+    }
+}
+
+/// Polls `condition` until it holds or `timeout` seconds have passed; returns whether it holds.
+///
+/// For a state the test cannot be told about (no callback or signal reports it: a background
+/// store, the sharing table) that stays once reached. Only the bound is timing, and it only runs
+/// out when the state never comes, so it is generous: a loaded machine under ThreadSanitizer.
+func eventually(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
+    let deadline = DispatchTime.now() + timeout
+    while !condition() {
+        guard DispatchTime.now() < deadline else { return condition() }
+        usleep(1_000)
+    }
+    return true
+}
+
+/// What ``bounded(_:_:)`` throws when its body has not returned in time.
+struct TimedOut: Error, CustomStringConvertible {
+    let seconds: Double
+    var description: String { "still waiting after \(seconds) s" }
+}
+
+/// Runs `body` (a loop over an async sequence, say), cancelling it and throwing ``TimedOut`` if it
+/// has not returned after `seconds`: so that a result that never comes fails the test instead of
+/// hanging the suite. Generous by default, as it costs nothing when the body returns.
+func bounded<T: Sendable>(_ seconds: Double = 30, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(nanoseconds: UInt64(seconds * 1e9))   // the bound itself, not a hand-off
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else { throw TimedOut(seconds: seconds) }
+        return value
     }
 }

@@ -29,7 +29,7 @@ final class KillableServer: Sendable {
     }
 
     /// Starts the server and returns once its worker has booted (read from its log, no polling).
-    func start(timeout: TimeInterval = 20) throws {
+    func start(timeout: TimeInterval = 60) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
         process.arguments = [gunicorn, "--bind", "127.0.0.1:\(port)", "--worker-class", "gthread", "--workers", "1",

@@ -49,12 +49,12 @@ final class StubTransport: Transport {
 
     /// Waits until the transport is invalidated (a released queue does it on another thread
     /// after its deinit); false on timeout.
-    func waitForInvalidation(timeout: TimeInterval = 5) -> Bool {
+    func waitForInvalidation(timeout: TimeInterval = 30) -> Bool {
         invalidatedSignal.wait(timeout: .now() + timeout) == .success && isInvalidated
     }
 
     /// Waits until `count` more requests have started; false on timeout.
-    func waitForStarts(_ count: Int, timeout: TimeInterval = 5) -> Bool {
+    func waitForStarts(_ count: Int, timeout: TimeInterval = 30) -> Bool {
         for _ in 0..<count where startedSignal.wait(timeout: .now() + timeout) == .timedOut { return false }
         return true
     }

@@ -211,7 +211,7 @@ final class CustomTransportTests: XCTestCase {
             results.withLock { $0 += 1 }
             delivered.fulfill()
         }
-        await fulfillment(of: [delivered], timeout: 10)
+        await fulfillment(of: [delivered], timeout: 30)
         // (anything the second completion started would reach the transport before this)
         _ = try await queue.send(Get<EmptyResponse>(path: "/after"))
 
@@ -264,7 +264,7 @@ final class CustomTransportTests: XCTestCase {
 
         // Then the transport is invalidated (on another thread, soon after)
         let invalidated = expectation(for: NSPredicate { _, _ in transport.isInvalidated }, evaluatedWith: nil)
-        wait(for: [invalidated], timeout: 10)
+        wait(for: [invalidated], timeout: 30)
     }
 }
 
@@ -296,7 +296,7 @@ final class DefaultStreamingDeliveryTests: XCTestCase {
             for: TransportRequest(urlRequest: URLRequest(url: URL(string: "https://example.com/stream")!)),
             receiver: receiver)
         task.resume()
-        XCTAssertEqual(receiver.ended.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(receiver.ended.wait(timeout: .now() + 30), .success)
         return receiver.events.withLock { $0 }
     }
 
