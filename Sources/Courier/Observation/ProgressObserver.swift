@@ -23,9 +23,15 @@ final class ProgressObserver: Sendable {
         self.handler = handler
     }
 
-    /// Whether `progress` is worth reporting now: it changed, and the interval has passed.
+    /// Whether `progress` is worth reporting now: it changed, it does not go back (a transport
+    /// may read fewer bytes for a moment, or a retry start again from zero), and the interval
+    /// has passed.
     func wants(_ progress: TransferProgress, now: UInt64) -> Bool {
         state.withLock { state in
+            if let polled = state.polled,
+               progress.bytesSent < polled.bytesSent || progress.bytesReceived < polled.bytesReceived {
+                return false
+            }
             guard !state.ended, state.polled != progress,
                   now &- state.polledAt >= interval || state.polled == nil else { return false }
             state.polled = progress

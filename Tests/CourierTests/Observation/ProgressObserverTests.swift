@@ -62,4 +62,16 @@ final class ProgressObserverTests: XCTestCase {
         XCTAssertFalse(observer.wants(progress(10), now: 1_200_000_000), "unchanged")
         XCTAssertTrue(observer.wants(progress(20), now: 1_200_000_000))
     }
+
+    func testCountsThatGoBackAreNotReported() {
+        // Given a poll that chose 60 bytes received and 10 sent
+        let observer = ProgressObserver(interval: 0) { _ in }
+        XCTAssertTrue(observer.wants(TransferProgress(bytesSent: 10, bytesReceived: 60), now: 1))
+
+        // Then fewer bytes either way are skipped (a transfer read as it ends, a retry from zero),
+        // and the next counts past them are reported
+        XCTAssertFalse(observer.wants(TransferProgress(bytesSent: 10, bytesReceived: 0), now: 2))
+        XCTAssertFalse(observer.wants(TransferProgress(bytesSent: 0, bytesReceived: 80), now: 3))
+        XCTAssertTrue(observer.wants(TransferProgress(bytesSent: 10, bytesReceived: 80), now: 4))
+    }
 }

@@ -7,6 +7,30 @@ import XCTest
 
 /// Identical requests in flight share one transfer, each keeping its own ID, delegates,
 /// observers and result, against a stub transport that holds requests until the test answers.
+/// A transport whose one task has received half its body until the test ends it.
+private final class HalfwayTransport: Transport {
+    private struct HalfwayTask: TransportTask {
+        func resume() {}
+        func cancel() {}
+        var progress: TransferProgress { TransferProgress(bytesReceived: 10, totalBytesToReceive: 20) }
+    }
+
+    private let completion = Locked<(@Sendable (Result<TransportResponse, RequestError>) -> Void)?>(nil)
+
+    func makeTask(for request: TransportRequest,
+                  completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
+        self.completion.withLock { $0 = completion }
+        return HalfwayTask()
+    }
+
+    func invalidate() {}
+
+    func finish(_ url: URL) {
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+        completion.withLock { $0 }?(.success(TransportResponse(response: response, body: Data(count: 20))))
+    }
+}
+
 final class SharedTransfersTests: XCTestCase {
     private struct Profile: Request {
         typealias ResponseType = Greeting
@@ -178,5 +202,23 @@ final class SharedTransfersTests: XCTestCase {
         XCTAssertEqual(transport.heldCount, 1)
         transport.releaseOldest(with: .json(#"{"message":"late"}"#))
         XCTAssertEqual(try result(of: patient, on: queue, as: Greeting.self)?.get(), Greeting(message: "late"))
+    }
+
+    func testAParticipantsProgressStaysAtTheTransfersCountsAfterItEnds() {
+        // Given a participant of a shared transfer that has received half its body
+        let url = URL(string: "https://api.example.com/v1/profile")!
+        let inner = HalfwayTransport()
+        let sharing = SharingTransport(inner)
+        var request = TransportRequest(urlRequest: URLRequest(url: url), bodyFile: nil)
+        request.context.sharesTransfer = true
+        let task = sharing.makeTask(for: request) { _ in }
+        task.resume()
+        XCTAssertEqual(task.progress.bytesReceived, 10)
+
+        // When the transfer ends and leaves the table, before the queue has claimed the result
+        inner.finish(url)
+
+        // Then a progress poll in between still reads its counts, not zero (a report going back)
+        XCTAssertEqual(task.progress, TransferProgress(bytesReceived: 10, totalBytesToReceive: 20))
     }
 }

@@ -101,8 +101,8 @@ final class SharingTransport: Transport {
         waiter?.completion(.failure(.cancelled))
     }
 
-    fileprivate func progress(of ticket: Ticket) -> TransferProgress {
-        table.withLock { $0.task(of: ticket) }?.progress ?? TransferProgress()
+    fileprivate func task(of ticket: Ticket) -> (any TransportTask)? {
+        table.withLock { $0.task(of: ticket) }
     }
 
     /// One participant's handle on a shared transfer: starting starts the transfer if nobody
@@ -120,8 +120,20 @@ final class SharingTransport: Transport {
             self.isFirst = isFirst
         }
 
+        /// The shared transfer's task, once seen: the transfer leaves the table when it ends,
+        /// before the queue has claimed the result, and progress read in between must stay at
+        /// the final counts, not drop to zero.
+        private let sharedTask = Locked<(any TransportTask)?>(nil)
+
         func resume() { transport.start(ticket) }
         func cancel() { transport.leave(ticket) }
-        var progress: TransferProgress { transport.progress(of: ticket) }
+
+        var progress: TransferProgress {
+            if let task = transport.task(of: ticket) {
+                sharedTask.withLock { $0 = task }
+                return task.progress
+            }
+            return sharedTask.withLock { $0 }?.progress ?? TransferProgress()
+        }
     }
 }
