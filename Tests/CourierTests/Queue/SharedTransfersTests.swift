@@ -221,4 +221,30 @@ final class SharedTransfersTests: XCTestCase {
         // Then a progress poll in between still reads its counts, not zero (a report going back)
         XCTAssertEqual(task.progress, TransferProgress(bytesReceived: 10, totalBytesToReceive: 20))
     }
+
+    func testAParticipantWhoseTransferEndsBeforeItIsResumedIsAnsweredOnlyOnceResumed() {
+        // Given a transfer that one participant started, and a second participant that joined it
+        // but is not resumed yet (the queue marks it as running in between)
+        let url = URL(string: "https://api.example.com/v1/profile")!
+        let inner = HalfwayTransport()
+        let sharing = SharingTransport(inner)
+        var request = TransportRequest(urlRequest: URLRequest(url: url), bodyFile: nil)
+        request.context.sharesTransfer = true
+        let first = sharing.makeTask(for: request) { _ in }
+        first.resume()
+        let answers = Recorder<Int>()
+        let second = sharing.makeTask(for: request) { result in
+            answers.append((try? result.get().response.statusCode) ?? -1)
+        }
+
+        // When the transfer ends before the second is resumed
+        inner.finish(url)
+
+        // Then it hears nothing until it is resumed, and then the transfer's answer, once
+        XCTAssertEqual(answers.all, [], "answered before resume()")
+        second.resume()
+        XCTAssertEqual(answers.all, [200])
+        second.cancel()
+        XCTAssertEqual(answers.all, [200])
+    }
 }

@@ -44,9 +44,10 @@ final class SharingTransport: Transport {
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
         guard let key = Self.key(for: request) else { return inner.makeTask(for: request, completion: completion) }
-        let waiter = Waiter(completion: completion, cachedFirst: request.context.cachedFirst)
+        let answer = Answer(completion)
+        let waiter = Waiter(completion: { answer.deliver($0) }, cachedFirst: request.context.cachedFirst)
         let (ticket, isFirst) = table.withLock { $0.join(key, waiter: waiter) }
-        let participant = Participant(transport: self, ticket: ticket, isFirst: isFirst)
+        let participant = Participant(transport: self, ticket: ticket, isFirst: isFirst, answer: answer)
         guard isFirst else { return participant }
         var shared = request
         if shared.context.cachedFirst != nil {
@@ -105,19 +106,59 @@ final class SharingTransport: Transport {
         table.withLock { $0.task(of: ticket) }
     }
 
+    /// A participant's answer, held until the participant is resumed: a transfer that others
+    /// started can end between a participant's joining and its `resume()`, and the transport
+    /// contract lets nothing complete before `resume()` (the queue marks the request as running
+    /// in between; an answer that came first was overwritten by that mark, and the request waited
+    /// for its timeout).
+    ///
+    /// Invariant: the completion is called at most once, and never before `resume()`.
+    fileprivate final class Answer: Sendable {
+        private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+        private let state = Locked<(resumed: Bool, pending: Result<TransportResponse, RequestError>?)>((false, nil))
+
+        init(_ completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+            self.completion = completion
+        }
+
+        /// The transfer's result: passed on now if the participant was resumed, else kept for then.
+        func deliver(_ result: Result<TransportResponse, RequestError>) {
+            let now = state.withLock { state -> Bool in
+                guard !state.resumed else { return true }
+                state.pending = result
+                return false
+            }
+            if now { completion(result) }
+        }
+
+        /// Marks the participant resumed; true when a result was waiting (and is now passed on).
+        func resume() -> Bool {
+            let pending = state.withLock { state -> Result<TransportResponse, RequestError>? in
+                state.resumed = true
+                defer { state.pending = nil }
+                return state.pending
+            }
+            guard let pending else { return false }
+            completion(pending)
+            return true
+        }
+    }
+
     /// One participant's handle on a shared transfer: starting starts the transfer if nobody
-    /// has; cancelling leaves it.
+    /// has (or passes on its answer if it has ended already); cancelling leaves it.
     final class Participant: TransportTask {
         private let transport: SharingTransport
         fileprivate let ticket: Ticket
+        private let answer: Answer
         /// Whether it opened the transfer; the others hold no connection of their own, so the
         /// queue gives their concurrency slots back at once.
         let isFirst: Bool
 
-        fileprivate init(transport: SharingTransport, ticket: Ticket, isFirst: Bool) {
+        fileprivate init(transport: SharingTransport, ticket: Ticket, isFirst: Bool, answer: Answer) {
             self.transport = transport
             self.ticket = ticket
             self.isFirst = isFirst
+            self.answer = answer
         }
 
         /// The shared transfer's task, once seen: the transfer leaves the table when it ends,
@@ -125,7 +166,10 @@ final class SharingTransport: Transport {
         /// the final counts, not drop to zero.
         private let sharedTask = Locked<(any TransportTask)?>(nil)
 
-        func resume() { transport.start(ticket) }
+        func resume() {
+            if !answer.resume() { transport.start(ticket) }
+        }
+
         func cancel() { transport.leave(ticket) }
 
         var progress: TransferProgress {
