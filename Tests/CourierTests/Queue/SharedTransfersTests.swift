@@ -204,19 +204,23 @@ final class SharedTransfersTests: XCTestCase {
         XCTAssertEqual(try result(of: patient, on: queue, as: Greeting.self)?.get(), Greeting(message: "late"))
     }
 
+    /// A sharing transport over a ``HalfwayTransport``, and a request that shares transfers.
+    private func halfwayTransfer() -> (inner: HalfwayTransport, sharing: SharingTransport, request: TransportRequest) {
+        let inner = HalfwayTransport()
+        var request = TransportRequest(urlRequest: URLRequest(url: URL(string: "https://api.example.com/v1/profile")!), bodyFile: nil)
+        request.context.sharesTransfer = true
+        return (inner, SharingTransport(inner), request)
+    }
+
     func testAParticipantsProgressStaysAtTheTransfersCountsAfterItEnds() {
         // Given a participant of a shared transfer that has received half its body
-        let url = URL(string: "https://api.example.com/v1/profile")!
-        let inner = HalfwayTransport()
-        let sharing = SharingTransport(inner)
-        var request = TransportRequest(urlRequest: URLRequest(url: url), bodyFile: nil)
-        request.context.sharesTransfer = true
+        let (inner, sharing, request) = halfwayTransfer()
         let task = sharing.makeTask(for: request) { _ in }
         task.resume()
         XCTAssertEqual(task.progress.bytesReceived, 10)
 
         // When the transfer ends and leaves the table, before the queue has claimed the result
-        inner.finish(url)
+        inner.finish(request.urlRequest.url!)
 
         // Then a progress poll in between still reads its counts, not zero (a report going back)
         XCTAssertEqual(task.progress, TransferProgress(bytesReceived: 10, totalBytesToReceive: 20))
@@ -225,11 +229,7 @@ final class SharedTransfersTests: XCTestCase {
     func testAParticipantWhoseTransferEndsBeforeItIsResumedIsAnsweredOnlyOnceResumed() {
         // Given a transfer that one participant started, and a second participant that joined it
         // but is not resumed yet (the queue marks it as running in between)
-        let url = URL(string: "https://api.example.com/v1/profile")!
-        let inner = HalfwayTransport()
-        let sharing = SharingTransport(inner)
-        var request = TransportRequest(urlRequest: URLRequest(url: url), bodyFile: nil)
-        request.context.sharesTransfer = true
+        let (inner, sharing, request) = halfwayTransfer()
         let first = sharing.makeTask(for: request) { _ in }
         first.resume()
         let answers = Recorder<Int>()
@@ -238,7 +238,7 @@ final class SharedTransfersTests: XCTestCase {
         }
 
         // When the transfer ends before the second is resumed
-        inner.finish(url)
+        inner.finish(request.urlRequest.url!)
 
         // Then it hears nothing until it is resumed, and then the transfer's answer, once
         XCTAssertEqual(answers.all, [], "answered before resume()")
