@@ -54,7 +54,12 @@ free_port() {
 port=$(free_port)
 
 conf="$prefix/nginx.conf"
+# As in Scripts/servers.sh: started by root, nginx's workers keep root's rights, so that they can
+# read the files of a clone in a private folder.
+nginx_user=""
+[ "$(id -u)" = 0 ] && nginx_user="user $(id -un) $(id -gn);"
 cat >"$conf" <<EOF
+$nginx_user
 worker_processes 1;
 daemon off;
 pid $prefix/nginx.pid;

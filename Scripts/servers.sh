@@ -131,7 +131,12 @@ start_test_servers() {
     }
 CONF
     }
+    # Started by root, nginx would serve files as "nobody", who cannot read a clone in a private
+    # folder (/root, a 0700 home): its workers then keep the user that started it.
+    local nginx_user=""
+    [ "$(id -u)" = 0 ] && nginx_user="user $(id -un) $(id -gn);"
     cat >"$tls/nginx.conf" <<CONF
+$nginx_user
 worker_processes 1;
 daemon off;
 pid $tls/nginx.pid;
