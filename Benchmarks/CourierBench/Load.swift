@@ -31,8 +31,8 @@ struct Item: Response, Decodable, Equatable {
 /// A response that keeps only the size of its body (for the 1 MiB figure).
 struct Blob: Response {
     let count: Int
-    init(data: ResponseData, response: HTTPURLResponse) {
-        count = data.data.count
+    init(body: ResponseData, head: ResponseHead) {
+        count = body.data.count
     }
 }
 

@@ -12,7 +12,7 @@ import Synchronization
 
 /// The response type whose deliveries are timed.
 struct ProbeResponse: Response {
-    init(data: ResponseData, response: HTTPURLResponse) {}
+    init(body: ResponseData, head: ResponseHead) {}
 }
 
 struct ProbeRequest: Request {
@@ -24,15 +24,15 @@ struct ProbeRequest: Request {
 /// Distinct response types made at run time: `Zero<One<Zero<…<Leaf>>>>` for each path through a
 /// binary tree, so depth 10 gives 1,024 distinct metatypes.
 struct Leaf: Response {
-    init(data: ResponseData, response: HTTPURLResponse) {}
+    init(body: ResponseData, head: ResponseHead) {}
 }
 
 struct Zero<Inner: Response>: Response {
-    init(data: ResponseData, response: HTTPURLResponse) {}
+    init(body: ResponseData, head: ResponseHead) {}
 }
 
 struct One<Inner: Response>: Response {
-    init(data: ResponseData, response: HTTPURLResponse) {}
+    init(body: ResponseData, head: ResponseHead) {}
 }
 
 final class ObserverOwner: Sendable {}

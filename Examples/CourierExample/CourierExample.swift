@@ -37,7 +37,7 @@ struct Note: JSONBodyData {                  // → {"title":"Groceries","body":
 // MARK: - Responses
 
 /// What httpbin (or the tour's fixtures) says it received.
-struct Echo: Response, Decodable {
+struct Echo: Decodable {
     let args: [String: Arg]?
     let form: [String: String]?
     let json: NoteEcho?
@@ -342,7 +342,7 @@ struct CourierExample {
     }
 
     /// Waits for one request's result through an ID observer (called on the main queue).
-    static func observe<R: Response>(_ id: RequestID, on queue: RequestQueue) async -> Result<R, RequestError> {
+    static func observe<R: Sendable>(_ id: RequestID, on queue: RequestQueue) async -> Result<R, RequestError> {
         await withCheckedContinuation { continuation in
             queue.addObserver(for: id) { (result: Result<R, RequestError>) in continuation.resume(returning: result) }
         }

@@ -12,7 +12,7 @@
 /// A request with a stored response that is still fresh gets one update, final, from the cache;
 /// one with a stale stored response gets that first (`isFinal` false, source `.cache(.stale)`),
 /// then the final one: from the network, revalidated, or a failure (then ``cachedValueStands``).
-public struct ResponseUpdate<Value: Response>: Sendable {
+public struct ResponseUpdate<Value: Sendable>: Sendable {
     /// The request.
     public let id: RequestID
     /// The value, or why there is none.
@@ -44,7 +44,7 @@ struct AnyUpdate: Sendable {
     let isFinal: Bool
     let cachedValueStands: Bool
 
-    func typed<R: Response>(as type: R.Type) -> ResponseUpdate<R> {
+    func typed<R: Sendable>(as type: R.Type) -> ResponseUpdate<R> {
         let typed = result.typed(as: R.self)
         let source: ResponseSource? = if case .success = typed { self.source } else { nil }
         return ResponseUpdate(id: id, result: typed, source: source, isFinal: isFinal, cachedValueStands: cachedValueStands)

@@ -1,9 +1,9 @@
 /// A request's terminal result before it is handed to a typed observer.
-typealias AnyResult = Result<any Response, RequestError>
+typealias AnyResult = Result<any Sendable, RequestError>
 
-extension Result where Success == any Response, Failure == RequestError {
+extension Result where Success == any Sendable, Failure == RequestError {
     /// The result as `Result<R, RequestError>`, or a type mismatch failure naming both types.
-    func typed<R: Response>(as type: R.Type) -> Result<R, RequestError> {
+    func typed<R: Sendable>(as type: R.Type) -> Result<R, RequestError> {
         switch self {
         case .success(let response):
             if let typed = response as? R { return .success(typed) }

@@ -48,7 +48,7 @@ extension RequestQueue {
     /// })
     /// ```
     /// Like ``addObserver(ownedBy:handler:)``, the queue holds `owner` weakly.
-    public func addObserver<R: Response>(ownedBy owner: AnyObject,
+    public func addObserver<R: Sendable>(ownedBy owner: AnyObject,
                                          updates handler: @escaping @Sendable (ResponseUpdate<R>) -> Void) {
         let observer = TypeObserver(owner: owner, wantsUpdates: true) { handler($0.typed(as: R.self)) }
         state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
@@ -58,7 +58,7 @@ extension RequestQueue {
     /// cache layer calls it, on the thread that starts the request, before anything is sent.
     func showCachedFirst(_ response: TransportResponse, of attempt: Attempt) {
         // A stored response that does not make a value (it fails validation or decoding) is not shown.
-        guard case .success(let value) = attempt.box.makeResponse(from: response),
+        guard case .success(let value) = attempt.box.makeResponse(from: response, decoding: configuration.decoding),
               let (handlers, typeObservers) = state.withLock({ $0.showCachedValue(attempt.id) }),
               !handlers.isEmpty || !typeObservers.isEmpty else { return }
         let update = AnyUpdate(id: attempt.id, result: .success(value), source: response.source, isFinal: false,

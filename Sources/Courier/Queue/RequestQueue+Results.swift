@@ -9,7 +9,7 @@ extension RequestQueue {
     /// The sequence ends when the consumer stops iterating (a `break`, or its task is cancelled);
     /// the queue then drops its observer, so nothing is left behind. Results are buffered while
     /// the consumer is busy, so none is lost. They do not go through the callback queue.
-    public func results<R: Response>(of type: R.Type) -> AsyncStream<Result<R, RequestError>> {
+    public func results<R: Sendable>(of type: R.Type) -> AsyncStream<Result<R, RequestError>> {
         let (stream, continuation) = AsyncStream.makeStream(of: Result<R, RequestError>.self, bufferingPolicy: .unbounded)
         let owner = StreamOwner()
         let observer = TypeObserver(owner: owner, isDirect: true) { continuation.yield($0.result.typed(as: R.self)) }

@@ -206,7 +206,7 @@ public final class RequestQueue: Sendable {
     }
 
     /// Cancels every request whose response type is `type`.
-    public func cancelAll<R: Response>(ofType type: R.Type) {
+    public func cancelAll<R: Sendable>(ofType type: R.Type) {
         let wanted = ObjectIdentifier(type)
         cancelAll { $0.box.responseType == wanted }
     }
@@ -249,7 +249,7 @@ public final class RequestQueue: Sendable {
     ///   - id: The request's ID, from ``add(_:priority:owner:)``.
     ///   - handler: Called once with the result. If `R` is not the request's response type it
     ///     gets ``RequestError/responseTypeMismatch(expected:actual:)``.
-    public func addObserver<R: Response>(
+    public func addObserver<R: Sendable>(
         for id: RequestID,
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
@@ -275,7 +275,7 @@ public final class RequestQueue: Sendable {
     /// ```
     /// Types are told apart by identity, not by name: two types named `Profile` in different
     /// modules have separate observers.
-    public func addObserver<R: Response>(
+    public func addObserver<R: Sendable>(
         ownedBy owner: AnyObject,
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
@@ -285,7 +285,7 @@ public final class RequestQueue: Sendable {
 
     /// Removes the observers of response type `R` registered with `owner`. Results already on
     /// their way to the callback queue are not delivered to them either.
-    public func removeObservers<R: Response>(forType type: R.Type, ownedBy owner: AnyObject) {
+    public func removeObservers<R: Sendable>(forType type: R.Type, ownedBy owner: AnyObject) {
         state.withLock { $0.removeTypeObservers(type: ObjectIdentifier(type), owner: owner) }
     }
 

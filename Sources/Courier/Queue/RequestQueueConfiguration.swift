@@ -45,6 +45,11 @@ public struct RequestQueueConfiguration: Sendable {
     /// How long, in seconds, the queue keeps finished results for late observers. Default: 30.
     public var resultRetentionInterval: TimeInterval = 30
 
+    /// How JSON bodies are decoded into `Decodable` response types, unless a request says
+    /// otherwise (``Request/decoding``). Default: ``ResponseDecoding/default``, a plain
+    /// `JSONDecoder`.
+    public var decoding: ResponseDecoding = .default
+
     /// Whether and how far redirects are followed. Default: ``RedirectPolicy/default``, up to 10.
     /// When a redirect leaves the origin (scheme, host or port), `Authorization`,
     /// `Proxy-Authorization`, `Cookie` and the ``sensitiveHeaders`` are not sent on.

@@ -1,15 +1,20 @@
 import Foundation
 
-/// A typed HTTP request: where it goes, what it sends, and which ``Response`` type it produces.
+/// A typed HTTP request: where it goes, what it sends, and what type its response makes.
 ///
 /// ```swift
+/// struct PostsRequest: Request {
+///     typealias ResponseType = [Post]            // any Decodable & Sendable type
+///     var path: String { "/posts" }              // a GET unless `method` says otherwise
+/// }
+///
 /// struct LogInRequest: Request {
-///     typealias ResponseType = LogInResponse
+///     typealias ResponseType = Session
 ///     var parameters: LogInParameters
 ///     var path: String { "/login" }
 ///     var method: HTTPMethod { .post }
 /// }
-/// let id = queue.add(LogInRequest(parameters: .init(username: "ada", password: "…")))
+/// let posts = try await queue.send(PostsRequest())
 /// ```
 ///
 /// Requests are values: the queue copies one when it is added and reads it on its
@@ -17,8 +22,12 @@ import Foundation
 public protocol Request: Sendable {
     /// The parameters' type; ``EmptyParameters`` when the request has none.
     associatedtype ParametersType: Parameters = EmptyParameters
-    /// The type the queue makes from the server's response and hands to observers.
-    associatedtype ResponseType: Response
+    /// The type the queue makes from the server's response and hands to observers: any
+    /// `Decodable & Sendable` type, decoded from JSON (`[Post]`, `Post?`, which is `nil` for an
+    /// empty body, `[String: Int]`); `String` for the body as text, `Data` for its bytes,
+    /// ``EmptyResponse`` when it does not matter; or a ``Response`` of your own. A type that is
+    /// neither `Decodable` nor a ``Response`` does not compile.
+    associatedtype ResponseType: Sendable
 
     /// The parameters, encoded according to their type: ``QueryString`` (and
     /// ``DefaultQueryString``) in the URL; ``BodyData`` (``JSONBodyData``, ``URLEncodedBodyData``,
@@ -36,7 +45,7 @@ public protocol Request: Sendable {
     /// A path may carry a query (`/search?version=2`); query parameters are appended to it.
     var path: String { get }
 
-    /// The HTTP method.
+    /// The HTTP method. Default: ``HTTPMethod/get``.
     var method: HTTPMethod { get }
 
     /// Headers to send, added after the session's own headers and before delegates run.
@@ -58,6 +67,34 @@ public protocol Request: Sendable {
     /// request keeps its own ID, delegates, observers and result. Default: `true`. Return `false`
     /// for a request whose every send must reach the server.
     var sharesIdenticalRequests: Bool { get }
+
+    /// How a JSON body is decoded into ``ResponseType``. Default: `nil`, the queue's
+    /// ``RequestQueueConfiguration/decoding``.
+    var decoding: ResponseDecoding? { get }
+
+    /// Whether a response is acceptable, so that a value is made from it; a rejected one ends the
+    /// request with ``RequestError/validationFailed(_:body:)``. Default: a ``Response`` type's
+    /// ``Response/accepts(_:)``; for any other type a status in 200–299.
+    func accepts(_ head: ResponseHead) -> Bool
+
+    /// Makes the value from an accepted response. Called on the queue's background work queue;
+    /// a thrown error ends the request with ``RequestError/serializationFailed(type:underlying:)``
+    /// (a thrown ``RequestError`` is passed on as it is).
+    ///
+    /// Default: a ``Response`` type makes itself with ``Response/init(body:head:)``; any other
+    /// `Decodable` type is decoded from JSON with `decoding`, an `Optional` being `nil` for an
+    /// empty body. Implement it for a request whose value is not its whole body:
+    /// ```swift
+    /// struct Envelope<T: Decodable>: Decodable { let data: T }
+    /// func makeResponse(body: ResponseData, head: ResponseHead, decoding: ResponseDecoding) throws -> [Post] {
+    ///     try decoding.decode(Envelope<[Post]>.self, from: body).data
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - body: The body, decoded from any `Content-Encoding` the transport asked for.
+    ///   - head: The status and header fields.
+    ///   - decoding: The request's ``decoding``, or the queue's.
+    func makeResponse(body: ResponseData, head: ResponseHead, decoding: ResponseDecoding) throws -> ResponseType
 }
 
 extension Request {
@@ -66,6 +103,8 @@ extension Request {
     public var timeout: TimeInterval? { nil }
     public var cachePolicy: CachePolicy { .useProtocol }
     public var sharesIdenticalRequests: Bool { true }
+    public var method: HTTPMethod { .get }
+    public var decoding: ResponseDecoding? { nil }
 }
 
 extension Request where ParametersType == EmptyParameters {

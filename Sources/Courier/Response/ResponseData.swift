@@ -57,6 +57,35 @@ public struct ResponseData: Sendable, Hashable, CustomStringConvertible {
         return try decoder.decode(T.self, from: data)
     }
 
+    /// The body as text in the charset that `contentType` names (`text/plain; charset=latin1`),
+    /// UTF-8 when it names none; `nil` when the body is not valid text in it or the charset is
+    /// not one of UTF-8, ISO-8859-1, Windows-1252, US-ASCII and UTF-16.
+    func text(contentType: String?) -> String? {
+        guard let charset = contentType.flatMap(Self.charset(of:)) else { return string }
+        let encoding: String.Encoding
+        switch charset {
+        case "utf-8", "utf8": encoding = .utf8
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": encoding = .isoLatin1
+        case "windows-1252", "cp1252": encoding = .windowsCP1252
+        case "us-ascii", "ascii": encoding = .ascii
+        case "utf-16": encoding = .utf16
+        case "utf-16le": encoding = .utf16LittleEndian
+        case "utf-16be": encoding = .utf16BigEndian
+        default: return nil
+        }
+        return String(data: data, encoding: encoding)
+    }
+
+    /// The lowercased `charset` parameter of a media type (RFC 9110 §8.3.2), quotes removed.
+    static func charset(of contentType: String) -> String? {
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingCharacters(in: .whitespaces).lowercased() == "charset" else { continue }
+            return pair[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        }
+        return nil
+    }
+
     /// The start of the body as text, for error messages and logs (at most 200 characters).
     var snippet: String? {
         guard !data.isEmpty else { return nil }

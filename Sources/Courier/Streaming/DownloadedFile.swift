@@ -38,7 +38,7 @@ public struct DownloadedFile: Response {
     /// which writes the body to a file as it arrives. A request whose `ResponseType` is
     /// `DownloadedFile` sent with `add` or `send` has no file, and fails with
     /// ``RequestError/serializationFailed(type:underlying:)`` saying to download it instead.
-    public init(data: ResponseData, response: HTTPURLResponse) throws {
+    public init(body: ResponseData, head: ResponseHead) throws {
         throw RequestError.serializationFailed(type: String(reflecting: DownloadedFile.self), underlying: NotADownload())
     }
 

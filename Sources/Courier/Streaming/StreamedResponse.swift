@@ -59,8 +59,8 @@ public struct StreamedResponse: Response {
     }
 
     /// A finished outcome for a whole body; how fixtures and transports without streaming deliver one.
-    public init(data: ResponseData, response: HTTPURLResponse) {
-        self.init(response: response, bytesReceived: Int64(data.data.count), ending: .finished)
+    public init(body: ResponseData, head: ResponseHead) {
+        self.init(response: head.httpURLResponse, bytesReceived: Int64(body.data.count), ending: .finished)
     }
 
     init(response: HTTPURLResponse, bytesReceived: Int64, endedWith error: RequestError?) {
@@ -73,7 +73,7 @@ public struct StreamedResponse: Response {
     }
 }
 
-extension Result where Success == any Response, Failure == RequestError {
+extension Result where Success == any Sendable, Failure == RequestError {
     /// The error a request ended with: its failure, or what ended a stream after its head.
     var endingError: RequestError? {
         switch self {

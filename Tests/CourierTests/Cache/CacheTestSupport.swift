@@ -36,7 +36,7 @@ struct CachedRequest: Request {
 struct Text: Response, Equatable {
     let text: String
     init(text: String) { self.text = text }
-    init(data: ResponseData, response: HTTPURLResponse) throws { text = data.string ?? "" }
+    init(body: ResponseData, head: ResponseHead) throws { text = body.string ?? "" }
 }
 
 extension XCTestCase {

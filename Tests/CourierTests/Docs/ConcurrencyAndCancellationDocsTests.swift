@@ -11,7 +11,7 @@ final class ConcurrencyAndCancellationDocsTests: XCTestCase {
     // Scaffolding for the samples.
     typealias Profile = GettingStartedDocsTests.Profile
     typealias ProfileRequest = GettingStartedDocsTests.ProfileRequest
-    struct Thumbnail: Response { init(data: ResponseData, response: HTTPURLResponse) {} }
+    struct Thumbnail: Response { init(body: ResponseData, head: ResponseHead) {} }
     struct ThumbnailRequest: Request {
         typealias ResponseType = Thumbnail
         let id: Int

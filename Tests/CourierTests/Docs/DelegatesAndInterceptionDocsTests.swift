@@ -41,7 +41,6 @@ enum DelegatesDocs {
     struct ReportRequest: Request, RequestDelegate {
         typealias ResponseType = Report
         var path: String { "/reports/latest" }
-        var method: HTTPMethod { .get }
 
         func requestWillSend(_ urlRequest: inout URLRequest) {
             urlRequest.setValue("2", forHTTPHeaderField: "X-Report-Version")
@@ -51,8 +50,8 @@ enum DelegatesDocs {
     struct Report: Response, Decodable, ResponseDelegate {
         let title: String
 
-        func responseDidReceive(_ response: HTTPURLResponse) {
-            print("report from", response.url?.path ?? "")
+        func responseDidReceive(_ head: ResponseHead) {
+            print("report from", head.url.path)
         }
     }
 

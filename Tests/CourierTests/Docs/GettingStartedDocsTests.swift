@@ -9,7 +9,7 @@ import XCTest
 
 final class GettingStartedDocsTests: XCTestCase {
     // Getting Started › Describe a request and its response (verbatim)
-    struct Profile: Response, Decodable {
+    struct Profile: Decodable {
         let id: Int
         let name: String
     }
@@ -18,7 +18,6 @@ final class GettingStartedDocsTests: XCTestCase {
         typealias ResponseType = Profile
         let userID: Int
         var path: String { "/users/\(userID)" }
-        var method: HTTPMethod { .get }
     }
 
     // Getting Started › The shared queue (verbatim)

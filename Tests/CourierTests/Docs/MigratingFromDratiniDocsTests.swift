@@ -18,7 +18,7 @@ final class MigratingFromDratiniDocsTests: XCTestCase {
         var path: String { "/login" }
         var method: HTTPMethod { .post }
     }
-    struct LogInResponse: Response, Decodable {
+    struct LogInResponse: Decodable {
         let name: String
     }
 

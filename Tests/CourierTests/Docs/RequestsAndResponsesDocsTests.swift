@@ -29,27 +29,27 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
     }
 
     // Requests and Responses › Responses (verbatim)
-    struct Event: Response, Decodable {
+    struct EventBody: Decodable { let name: String }
+    struct Event: Response {
         let name: String
-        let startsAt: Date
+        let etag: String?
 
-        init(data: ResponseData, response: HTTPURLResponse) throws {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            self = try data.decode(Event.self, decoder: decoder)
+        init(body: ResponseData, head: ResponseHead) throws {
+            name = try body.decode(EventBody.self).name
+            etag = head.headerFields["ETag"]
         }
     }
 
-    // Requests and Responses › Responses, validate (verbatim)
+    // Requests and Responses › Responses, accepts (verbatim)
     struct UserLookup: Response {
         let user: User?
 
-        static func validate(_ response: HTTPURLResponse) -> Bool {
-            (200..<300).contains(response.statusCode) || response.statusCode == 404
+        static func accepts(_ head: ResponseHead) -> Bool {
+            head.isSuccess || head.status == 404
         }
 
-        init(data: ResponseData, response: HTTPURLResponse) throws {
-            user = response.statusCode == 404 ? nil : try data.decode(User.self)
+        init(body: ResponseData, head: ResponseHead) throws {
+            user = head.status == 404 ? nil : try body.decode(User.self)
         }
     }
 
@@ -60,6 +60,11 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         var headers: [String: String] = [:]
         var queryParameters: (any QueryString)?
         var timeout: TimeInterval?
+    }
+
+    /// A GET of any path whose response type is any Decodable.
+    struct DecodableRequest<ResponseType: Decodable & Sendable>: Request {
+        var path: String
     }
 
     struct SearchQuery: QueryString {
@@ -133,13 +138,29 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         XCTAssertEqual(fixtures.receivedRequests.count, 2)
     }
 
-    // Requests and Responses › Responses: a custom decoder.
-    func testCustomInitialiserWithItsOwnDecoder() async throws {
+    // Requests and Responses › Responses: a type that makes itself from the body and the head.
+    func testAResponseTypeMakesItselfFromTheBodyAndTheHead() async throws {
         let fixtures = FixtureTransport()
-        fixtures.stub(.get, "/events/1", json: #"{"name": "Launch", "startsAt": "2026-11-22T10:00:00Z"}"#)
+        fixtures.stub(.get, "/events/1", headers: ["ETag": "\"e1\""], json: #"{"name": "Launch"}"#)
         let event = try await DocsSupport.queue(fixtures).send(AnyRequest<Event>(path: "/events/1"))
         XCTAssertEqual(event.name, "Launch")
-        XCTAssertEqual(event.startsAt, Date(timeIntervalSince1970: 1_795_341_600))
+        XCTAssertEqual(event.etag, "\"e1\"")
+    }
+
+    // Requests and Responses › Responses: the queue's decoding (verbatim lines).
+    func testTheQueuesDecoding() async throws {
+        struct Launch: Decodable { let startsAt: Date }
+        var config = RequestQueueConfiguration.default
+        config.callbackQueue = TestQueues.callbacks
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/events/1", json: #"{"startsAt": "2026-11-22T10:00:00Z"}"#)
+        config.transport = .fixtures(fixtures)
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        config.decoding = ResponseDecoding(decoder: decoder)
+        let queue = RequestQueue(configuration: config, baseURL: URL(string: "https://api.example.com"))
+        let launch = try await queue.send(DecodableRequest<Launch>(path: "/events/1"))
+        XCTAssertEqual(launch.startsAt, Date(timeIntervalSince1970: 1_795_341_600))
     }
 
     // Requests and Responses › Responses: serializationFailed names the type and coding path.
@@ -157,8 +178,8 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         }
     }
 
-    // Requests and Responses › Responses: validate accepting a 404.
-    func testValidateCanAcceptMoreStatuses() async throws {
+    // Requests and Responses › Responses: accepts taking a 404.
+    func testAcceptsCanTakeMoreStatuses() async throws {
         let fixtures = FixtureTransport()
         fixtures.stub(.get, "/users/1", json: #"{"id": 1, "name": "Ada"}"#)
         fixtures.stub(.get, "/users/2", status: 404, json: #"{"error": "no such user"}"#)

@@ -11,12 +11,12 @@ final class TestingWithFixturesDocsTests: XCTestCase {
     // Scaffolding for the samples.
     typealias Profile = GettingStartedDocsTests.Profile
     typealias ProfileRequest = GettingStartedDocsTests.ProfileRequest
-    struct Get<ResponseType: Response>: Request {
+    struct Get<ResponseType: Decodable & Sendable>: Request {
         var path: String
         var method: HTTPMethod = .get
         var timeout: TimeInterval?
     }
-    struct Post<ParametersType: Parameters, ResponseType: Response>: Request {
+    struct Post<ParametersType: Parameters, ResponseType: Decodable & Sendable>: Request {
         var parameters: ParametersType
         var path: String
         var method: HTTPMethod { .post }
@@ -28,8 +28,7 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         var path: String { "/reports/latest" }
         var method: HTTPMethod { .get }
     }
-    struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
-    struct Token: Response, Decodable { let token: String }
+    struct Token: Decodable { let token: String }
     struct LogIn: JSONBodyData { let user: String }
 
     // Testing with Fixtures › Overview (the whole sample) and the receivedRequests assertion.
@@ -116,10 +115,10 @@ final class TestingWithFixturesDocsTests: XCTestCase {
         XCTAssertEqual(ada, Profile(id: 1, name: "Ada"))
         let token = try await queue.send(Post<LogIn, Token>(parameters: LogIn(user: "ada"), path: "/login"))
         XCTAssertEqual(token.token, "t")
-        let avatar = try await queue.send(Get<Raw>(path: "/avatar"))
-        XCTAssertEqual(avatar.data, Data([0x89, 0x50, 0x4E, 0x47]))
-        let single = try await queue.send(Get<Raw>(path: "/single"))
-        XCTAssertEqual(single.data, Data("one".utf8))
+        let avatar = try await queue.send(Get<Data>(path: "/avatar"))
+        XCTAssertEqual(avatar, Data([0x89, 0x50, 0x4E, 0x47]))
+        let single = try await queue.send(Get<Data>(path: "/single"))
+        XCTAssertEqual(single, Data("one".utf8))
         _ = try await queue.send(Get<EmptyResponse>(path: "/listed"))
 
         try Data(#"{"method": "GET"}"#.utf8).write(to: folder.appendingPathComponent("d.json"))

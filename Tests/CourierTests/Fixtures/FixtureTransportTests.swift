@@ -58,7 +58,7 @@ final class FixtureTransportTests: XCTestCase {
 
         // Then each request gets the first fixture that matches it
         struct Login: JSONBodyData { let user: String }
-        struct Raw: Response { let data: Data; init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data } }
+        struct Raw: Response { let data: Data; init(body: ResponseData, head: ResponseHead) { data = body.data } }
         let swift = try await queue.send(PathRequest<User>("/search?q=swift&page=2"))
         let other = try await queue.send(PathRequest<User>("/search?q=kotlin"))
         let ada = try await queue.send(BodyRequest<Login, User>(parameters: Login(user: "ada"), path: "/login"))
@@ -163,7 +163,7 @@ final class FixtureTransportTests: XCTestCase {
 
 struct RawBody: Response {
     let data: Data
-    init(data: ResponseData, response: HTTPURLResponse) { self.data = data.data }
+    init(body: ResponseData, head: ResponseHead) { data = body.data }
 }
 
 extension FixtureTransportTests {

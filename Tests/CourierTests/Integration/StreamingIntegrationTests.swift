@@ -283,5 +283,5 @@ struct SSELog: Decodable {
 
 struct SSELogEntries: Response {
     let entries: [SSELog]
-    init(data: ResponseData, response: HTTPURLResponse) throws { entries = try data.decode([SSELog].self) }
+    init(body: ResponseData, head: ResponseHead) throws { entries = try body.decode([SSELog].self) }
 }

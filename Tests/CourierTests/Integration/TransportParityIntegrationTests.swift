@@ -153,8 +153,8 @@ final class TransportParityIntegrationTests: XCTestCase {
 struct RawResponse: Response {
     let status: Int
     let body: Data
-    init(data: ResponseData, response: HTTPURLResponse) throws {
-        status = response.statusCode
-        body = data.data
+    init(body: ResponseData, head: ResponseHead) throws {
+        status = head.status
+        self.body = body.data
     }
 }

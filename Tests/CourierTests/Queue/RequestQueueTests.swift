@@ -658,10 +658,10 @@ private struct LoggedRequest: Request, RequestDelegate {
 private struct LoggedResponse: Response, ResponseDelegate {
     static let log = Locked<Recorder<String>?>(nil)
     let message: String
-    init(data: ResponseData, response: HTTPURLResponse) throws {
-        message = try data.decode(Greeting.self).message
+    init(body: ResponseData, head: ResponseHead) throws {
+        message = try body.decode(Greeting.self).message
     }
-    func responseDidReceive(_ response: HTTPURLResponse) {
+    func responseDidReceive(_ head: ResponseHead) {
         LoggedResponse.currentLog?.append("response.didReceive")
     }
     static var currentLog: Recorder<String>? { log.withLock { $0 } }

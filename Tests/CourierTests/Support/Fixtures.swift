@@ -89,7 +89,7 @@ func makeQueue(
 
 extension XCTestCase {
     /// Adds an observer for `id` and waits for its one result.
-    func result<R: Response>(of id: RequestID, on queue: RequestQueue, as type: R.Type = R.self,
+    func result<R: Sendable>(of id: RequestID, on queue: RequestQueue, as type: R.Type = R.self,
                              timeout: TimeInterval = 30, file: StaticString = #filePath, line: UInt = #line)
         -> Result<R, RequestError>? {
         let delivered = expectation(description: "result of \(id)")

@@ -125,9 +125,9 @@ enum HTTPBin {
 /// `args` and `form`, any JSON in `json`).
 struct EchoObject: Response {
     let body: ResponseData
-    init(data: ResponseData, response: HTTPURLResponse) throws {
-        body = data
-        _ = try data.jsonObject
+    init(body: ResponseData, head: ResponseHead) throws {
+        self.body = body
+        _ = try body.jsonObject
     }
     var object: [String: Any] { (try? body.jsonObject) ?? [:] }
     func field(_ name: String) -> [String: Any] { object[name] as? [String: Any] ?? [:] }

@@ -23,7 +23,7 @@ extension RequestQueue {
                authenticator.isAuthenticationFailure(response.response) {
                 return refreshCredentials(for: attempt, authenticator: authenticator)
             }
-            switch attempt.box.makeResponse(from: response) {
+            switch attempt.box.makeResponse(from: response, decoding: configuration.decoding) {
             case .success(let value):
                 finish(id, result: .success(value), urlRequest: request)
             case .failure(let error):

@@ -16,7 +16,8 @@ protocol AnyRequestBox: Sendable {
     func didSend(_ urlRequest: URLRequest)
     func didFail(_ urlRequest: URLRequest?, error: RequestError)
     /// Validates the response, makes the response type from it, and calls its ``ResponseDelegate``.
-    func makeResponse(from response: TransportResponse) -> AnyResult
+    /// `decoding` is the queue's, for requests that name none of their own.
+    func makeResponse(from response: TransportResponse, decoding: ResponseDecoding) -> AnyResult
     /// Where the body goes as it arrives (a stream, a download); nil for a buffered request.
     var sink: (any ResponseSink)? { get }
     /// The request's ``Request/cachePolicy``.
@@ -60,20 +61,21 @@ struct RequestBox<R: Request>: AnyRequestBox {
         (request as? any RequestDelegate)?.request(urlRequest, didFailWith: error)
     }
 
-    func makeResponse(from transport: TransportResponse) -> AnyResult {
-        let http = transport.response
-        guard R.ResponseType.validate(http) else {
-            return .failure(.validationFailed(http, body: ResponseData(transport.body)))
+    func makeResponse(from transport: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
+        let head = ResponseHead(transport.response)
+        guard request.accepts(head) else {
+            return .failure(.validationFailed(transport.response, body: ResponseData(transport.body)))
         }
         let response: R.ResponseType
         do {
-            response = try R.ResponseType(data: ResponseData(transport.body), response: http)
+            response = try request.makeResponse(body: ResponseData(transport.body), head: head,
+                                                decoding: request.decoding ?? decoding)
         } catch let error as RequestError {
             return .failure(error)
         } catch {
             return .failure(.serializationFailed(type: String(reflecting: R.ResponseType.self), underlying: error))
         }
-        (response as? any ResponseDelegate)?.responseDidReceive(http)
+        (response as? any ResponseDelegate)?.responseDidReceive(head)
         return .success(response)
     }
 }

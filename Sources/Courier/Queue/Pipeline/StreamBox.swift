@@ -6,7 +6,7 @@ import FoundationNetworking
 /// A request whose body goes to a sink as it arrives (a stream, a download) rather than being
 /// buffered: the request's own hooks run as for any request, and its result is the sink's
 /// (`Outcome`, a ``StreamedResponse`` or a ``DownloadedFile``), whatever the request's `ResponseType`.
-struct StreamBox<R: Request, Outcome: Response>: AnyRequestBox {
+struct StreamBox<R: Request, Outcome: Sendable>: AnyRequestBox {
     let request: RequestBox<R>
     let sink: (any ResponseSink)?
 
@@ -44,7 +44,7 @@ struct StreamBox<R: Request, Outcome: Response>: AnyRequestBox {
     /// A response the queue handled whole (its head was not the sink's at first sight): a
     /// rejected status fails as any request's does; an accepted one (after a redirect its delegate
     /// declined to follow, say) still goes to the sink, all at once.
-    func makeResponse(from response: TransportResponse) -> AnyResult {
+    func makeResponse(from response: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
         guard let sink, sink.accepts(response.response) else {
             return .failure(.validationFailed(response.response, body: ResponseData(response.body)))
         }

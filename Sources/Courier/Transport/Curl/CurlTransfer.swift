@@ -9,7 +9,7 @@ import Synchronization
 /// A finished transfer's response as the loop thread has it; the `HTTPURLResponse` is made from it
 /// off that thread.
 struct CurlResponse: Sendable {
-    let head: ResponseHead
+    let head: ParsedHead
     let body: Data
 }
 

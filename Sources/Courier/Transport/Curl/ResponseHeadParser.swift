@@ -1,7 +1,7 @@
 #if os(Linux)
 
 /// A response head as a server sent it: status, version, and header fields in order.
-struct ResponseHead: Equatable, Sendable {
+struct ParsedHead: Equatable, Sendable {
     var status: Int
     /// "HTTP/1.1", "HTTP/2"…
     var version: String
@@ -72,10 +72,10 @@ struct ResponseHeadParser {
 
     private var status: Int?
     private var version = ""
-    private var fields: [ResponseHead.Field] = []
+    private var fields: [ParsedHead.Field] = []
     private var size = 0
     /// The final head, once its empty line arrived.
-    private(set) var head: ResponseHead?
+    private(set) var head: ParsedHead?
 
     /// Takes one line, with its line ending.
     mutating func consume<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
@@ -103,7 +103,7 @@ struct ResponseHeadParser {
                 self.status = nil
                 fields = []
             } else {
-                head = ResponseHead(status: status, version: version, fields: fields)
+                head = ParsedHead(status: status, version: version, fields: fields)
             }
             return
         }
@@ -124,7 +124,7 @@ struct ResponseHeadParser {
             throw .malformedField(String(decoding: text, as: UTF8.self))
         }
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
-        fields.append(ResponseHead.Field(name: String(decoding: name, as: UTF8.self),
+        fields.append(ParsedHead.Field(name: String(decoding: name, as: UTF8.self),
                                          value: Self.trimmed(text[text.index(after: colon)...])))
     }
 

@@ -4,7 +4,7 @@ import XCTest
 
 final class ResponseHeadParserTests: XCTestCase {
     /// Feeds lines as libcurl hands them over, each with its CRLF.
-    private func parse(_ lines: [String]) throws(ResponseHeadParser.Failure) -> ResponseHead? {
+    private func parse(_ lines: [String]) throws(ResponseHeadParser.Failure) -> ParsedHead? {
         var parser = ResponseHeadParser()
         for line in lines { try parser.consume(Array((line + "\r\n").utf8)) }
         return parser.head
@@ -21,7 +21,7 @@ final class ResponseHeadParserTests: XCTestCase {
 
     func testAStatusLineFieldsAndTheEmptyLineMakeAHead() throws {
         let head = try parse(["HTTP/1.1 201 Created", "Content-Type: application/json", "X-Id:  42 ", ""])
-        XCTAssertEqual(head, ResponseHead(status: 201, version: "HTTP/1.1", fields: [
+        XCTAssertEqual(head, ParsedHead(status: 201, version: "HTTP/1.1", fields: [
             .init(name: "Content-Type", value: "application/json"),
             .init(name: "X-Id", value: "42"),
         ]))
@@ -40,14 +40,14 @@ final class ResponseHeadParserTests: XCTestCase {
     func testInformationalHeadsAreSkipped() throws {
         let head = try parse(["HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a.css>", "",
                               "HTTP/1.1 200 OK", "B: c", ""])
-        XCTAssertEqual(head, ResponseHead(status: 200, version: "HTTP/1.1", fields: [.init(name: "B", value: "c")]))
+        XCTAssertEqual(head, ParsedHead(status: 200, version: "HTTP/1.1", fields: [.init(name: "B", value: "c")]))
     }
 
     func testAHeadThatAnotherFollowsIsReplacedAndTrailersAreIgnored() throws {
         // libcurl answering a Basic challenge hands over the 401's head, then the real one
         let head = try parse(["HTTP/1.1 401 Unauthorized", "WWW-Authenticate: Basic", "", "HTTP/1.1 200 OK", "D: e", "",
                               "Trailer-Field: ignored"])
-        XCTAssertEqual(head, ResponseHead(status: 200, version: "HTTP/1.1", fields: [.init(name: "D", value: "e")]))
+        XCTAssertEqual(head, ParsedHead(status: 200, version: "HTTP/1.1", fields: [.init(name: "D", value: "e")]))
     }
 
     func testFoldedLinesJoinThePreviousField() throws {
