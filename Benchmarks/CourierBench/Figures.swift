@@ -21,6 +21,7 @@ let allFigures: [Figure] = [
     Figure(key: "add", title: "add of requests held back by maxConcurrentRequests 8", needsServer: true, run: heldBackAddFigure),
     Figure(key: "memory", title: "RSS growth over many requests, 16 in flight", needsServer: true, run: memoryFigure),
     Figure(key: "encoding", title: "Body encoding of a 10-field struct, JSON and form", needsServer: false, run: encodingFigure),
+    Figure(key: "decoding", title: "Response decoding of a page of 20 posts", needsServer: false, run: decodingFigure),
     Figure(key: "upload", title: "1 GiB multipart upload", needsServer: true, run: multipartUploadFigure),
     Figure(key: "ttfb", title: "Time to first byte of a stream against a buffered request", needsServer: true,
            run: timeToFirstByteFigure),

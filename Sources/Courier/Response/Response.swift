@@ -146,8 +146,8 @@ public protocol ResponseDelegate {
     /// Called on the value the queue just made, with the head it came from.
     func responseDidReceive(_ head: ResponseHead)
 
-    /// The Courier 1 form of ``responseDidReceive(_:)-(ResponseHead)``: still called for types
-    /// that implement it and not the other. Implement ``responseDidReceive(_:)-(ResponseHead)``.
+    /// The Courier 1 form, taking an `HTTPURLResponse`: still called for types that implement it
+    /// rather than the form taking a ``ResponseHead``, which is the one to implement.
     func responseDidReceive(_ response: HTTPURLResponse)
 }
 

@@ -147,20 +147,20 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         XCTAssertEqual(event.etag, "\"e1\"")
     }
 
-    // Requests and Responses › Responses: the queue's decoding (verbatim lines).
+    // Requests and Responses › Responses: the queue's decoding (verbatim lines), and the
+    // sample's JSON and type.
     func testTheQueuesDecoding() async throws {
-        struct Launch: Decodable { let startsAt: Date }
+        struct User: Decodable { let userID: Int; let joinedAt: Date }
         var config = RequestQueueConfiguration.default
         config.callbackQueue = TestQueues.callbacks
         let fixtures = FixtureTransport()
-        fixtures.stub(.get, "/events/1", json: #"{"startsAt": "2026-11-22T10:00:00Z"}"#)
+        fixtures.stub(.get, "/users/7", json: #"{"user_id": 7, "joined_at": "2026-11-25T10:00:00Z"}"#)
         config.transport = .fixtures(fixtures)
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        config.decoding = ResponseDecoding(decoder: decoder)
+        config.decoding = ResponseDecoding(keyStyle: .snakeCase, dateStyle: .iso8601)
         let queue = RequestQueue(configuration: config, baseURL: URL(string: "https://api.example.com"))
-        let launch = try await queue.send(DecodableRequest<Launch>(path: "/events/1"))
-        XCTAssertEqual(launch.startsAt, Date(timeIntervalSince1970: 1_795_341_600))
+        let user = try await queue.send(DecodableRequest<User>(path: "/users/7"))
+        XCTAssertEqual(user.userID, 7)
+        XCTAssertEqual(user.joinedAt, Date(timeIntervalSince1970: 1_795_600_800))
     }
 
     // Requests and Responses › Responses: serializationFailed names the type and coding path.

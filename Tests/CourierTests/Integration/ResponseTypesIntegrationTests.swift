@@ -1,0 +1,63 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+/// Response types and decoding against a real httpbin, through the run's transport.
+final class ResponseTypesIntegrationTests: XCTestCase {
+    struct Fetch<ResponseType: Decodable & Sendable>: Request {
+        var path: String
+        init(_ path: String, as type: ResponseType.Type = ResponseType.self) { self.path = path }
+    }
+
+    func testSnakeCaseKeysFromTheServerAreDecodedWithTheQueuesDecoding() async throws {
+        // Given httpbin echoing snake_case keys as JSON, and a queue that decodes snake_case
+        struct Echoed: Decodable, Equatable { let firstName: String; let userID: String }
+        let queue = try HTTPBin.queue { $0.decoding = ResponseDecoding(keyStyle: .snakeCase) }
+
+        // When it is fetched into camelCase properties (an acronym among them)
+        let echoed = try await queue.send(Fetch("/response-headers?first_name=Ada&user_id=7", as: Echoed.self))
+
+        // Then both are found under the keys the server wrote
+        XCTAssertEqual(echoed, Echoed(firstName: "Ada", userID: "7"))
+    }
+
+    func testTheSlideshowDecodesAsADictionaryAndAnArrayOfItsSlides() async throws {
+        // Given httpbin's /json document
+        struct Slideshow: Decodable { let slideshow: Show }
+        struct Show: Decodable { let author: String; let slides: [Slide] }
+        struct Slide: Decodable, Equatable { let title: String; let type: String }
+        let queue = try HTTPBin.queue()
+
+        // When it is fetched as a model, as a dictionary of JSON values and as text
+        let show = try await queue.send(Fetch("/json", as: Slideshow.self)).slideshow
+        let text = try await queue.send(Fetch("/json", as: String.self))
+        let bytes = try await queue.send(Fetch("/json", as: Data.self))
+
+        // Then each is what httpbin sent
+        XCTAssertEqual(show.author, "Yours Truly")
+        XCTAssertEqual(show.slides, [Slide(title: "Wake up to WonderWidgets!", type: "all"), Slide(title: "Overview", type: "all")])
+        XCTAssertTrue(text.hasPrefix("{"), text)
+        XCTAssertTrue(text.contains(#""title": "Sample Slide Show""#), text)
+        XCTAssertEqual(Data(text.utf8), bytes)
+    }
+
+    func testANoContentAnswerIsNilForAnOptionalAndAnErrorStatusStillFails() async throws {
+        // Given httpbin answering 204 and 418
+        struct Anything: Decodable {}
+        let queue = try HTTPBin.queue()
+
+        // Then an optional is nil for the 204, and the 418 is a validation failure with its status
+        let none = try await queue.send(Fetch("/status/204", as: Anything?.self))
+        XCTAssertNil(none)
+        do {
+            _ = try await queue.send(Fetch("/status/418", as: Anything?.self))
+            XCTFail("expected a validation failure")
+        } catch {
+            guard case .validationFailed(let response, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(response.statusCode, 418)
+        }
+    }
+}
