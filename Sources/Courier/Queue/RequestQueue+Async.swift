@@ -15,6 +15,28 @@ extension RequestQueue {
     ///   - request: The request.
     ///   - priority: Its place among waiting requests. Default: `.normal`.
     public func send<R: Request>(_ request: R, priority: RequestPriority = .normal) async throws(RequestError) -> R.ResponseType {
+        try await send(request, priority: priority, as: R.ResponseType.self)
+    }
+
+    /// Sends a request and returns its value with the response it came from: the status, the
+    /// header fields, the final URL, and the metrics that say where it came from.
+    ///
+    /// ```swift
+    /// let reply = try await queue.reply(to: PostsRequest(page: 2))
+    /// let posts = reply.value
+    /// let next = reply.headerFields["Link"]
+    /// let fromCache = reply.source != .network
+    /// ```
+    /// It works as ``send(_:priority:)`` does, cancellation included.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - priority: Its place among waiting requests. Default: `.normal`.
+    public func reply<R: Request>(to request: R, priority: RequestPriority = .normal) async throws(RequestError) -> Reply<R.ResponseType> {
+        try await send(request, priority: priority, as: Reply<R.ResponseType>.self)
+    }
+
+    /// Sends a request and returns its result typed as `T`: the response type, or a ``Reply`` of it.
+    private func send<R: Request, T: Sendable>(_ request: R, priority: RequestPriority, as type: T.Type) async throws(RequestError) -> T {
         let handle = SendHandle()
         let result: AnyResult = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<AnyResult, Never>) in
@@ -29,7 +51,7 @@ extension RequestQueue {
         } onCancel: {
             if let id = handle.cancelled() { cancel(id) }
         }
-        return try result.typed(as: R.ResponseType.self).get()
+        return try result.typed(as: T.self).get()
     }
 }
 

@@ -244,19 +244,21 @@ public final class RequestQueue: Sendable {
     /// ```swift
     /// let id = queue.add(ProfileRequest(userID: 42))
     /// queue.addObserver(for: id) { (result: Result<Profile, RequestError>) in … }
+    /// // or the value with its status, header fields and metrics:
+    /// queue.addObserver(for: id) { (result: Result<Reply<Profile>, RequestError>) in … }
     /// ```
     /// - Parameters:
     ///   - id: The request's ID, from ``add(_:priority:owner:)``.
-    ///   - handler: Called once with the result. If `R` is not the request's response type it
-    ///     gets ``RequestError/responseTypeMismatch(expected:actual:)``.
+    ///   - handler: Called once with the result. If `R` is neither the request's response type
+    ///     nor a ``Reply`` of it, it gets ``RequestError/responseTypeMismatch(expected:actual:)``.
     public func addObserver<R: Sendable>(
         for id: RequestID,
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
         let observer: IDObserver = { handler($0.typed(as: R.self)) }
         let registration = state.withLock {
-            $0.addObserver(observer, for: id, expecting: ObjectIdentifier(R.self),
-                           typeName: { String(reflecting: R.self) }, now: Self.now())
+            $0.addObserver(observer, for: id, expecting: ObjectIdentifier(expectedValueType(of: R.self)),
+                           typeName: { String(reflecting: expectedValueType(of: R.self)) }, now: Self.now())
         }
         if case .deliverNow(let result) = registration {
             configuration.callbackQueue.async { DeliveryScope.run { observer(result) } }

@@ -39,7 +39,7 @@ final class GettingStartedDocsTests: XCTestCase {
 
     private func fixtures() -> FixtureTransport {
         let fixtures = FixtureTransport()
-        fixtures.stub(.get, "/users/42", json: #"{"id": 42, "name": "Ada"}"#)
+        fixtures.stub(.get, "/users/42", headers: ["ETag": "\"v7\""], json: #"{"id": 42, "name": "Ada"}"#)
         fixtures.stub(.get, "/users/7", status: 404, json: #"{"error": "no such user"}"#)
         return fixtures
     }
@@ -94,6 +94,21 @@ final class GettingStartedDocsTests: XCTestCase {
             print(error)    // a sentence such as "The server answered with status 500 (…)"
         }
         XCTAssertEqual(printed.all, ["Ada", "No such user"])
+    }
+
+    // Getting Started › Send from async code: a Reply (verbatim lines), and an ID observer of one.
+    func testAReplyHasTheValueWithItsResponse() async throws {
+        let queue = DocsSupport.queue(fixtures())
+        let printed = Recorder<String>()
+        let print: @Sendable (Any...) -> Void = { printed.append($0.map { "\($0)" }.joined(separator: " ")) }
+
+        let reply = try await queue.reply(to: ProfileRequest(userID: 42))
+        print(reply.value.name, reply.status, reply.headerFields["ETag"] ?? "-", reply.source == .network)
+
+        XCTAssertEqual(printed.all, [#"Ada 200 "v7" true"#])
+        let id = queue.add(ProfileRequest(userID: 42))
+        let observed = try XCTUnwrap(result(of: id, on: queue, as: Reply<Profile>.self)).get()
+        XCTAssertEqual(observed.value, Profile(id: 42, name: "Ada"))
     }
 
     // Courier (landing page) › Overview: the same types, and `send` (through fixtures here; the

@@ -76,6 +76,6 @@ struct RequestBox<R: Request>: AnyRequestBox {
             return .failure(.serializationFailed(type: String(reflecting: R.ResponseType.self), underlying: error))
         }
         (response as? any ResponseDelegate)?.responseDidReceive(head)
-        return .success(response)
+        return .success(MadeValue(value: response, head: head))
     }
 }

@@ -304,10 +304,15 @@ struct QueueState {
             break
         }
         // A body already under way says what the end means for it (a stream's ending).
-        let result = entry.box.sink?.settle(result) ?? result
-        retention.ended(id, with: result, now: now)
+        var result = entry.box.sink?.settle(result) ?? result
         var metrics = entry.metrics
         metrics.finishedAt = Date()
+        // A made value carries its metrics from here on, for observers of a ``Reply``.
+        if case .success(let success) = result, var made = success as? MadeValue {
+            made.metrics = metrics
+            result = .success(made)
+        }
+        retention.ended(id, with: result, now: now)
         return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
                      idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
                      completion: entry.completion, updateHandlers: entry.updateHandlers,
