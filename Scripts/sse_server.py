@@ -67,6 +67,9 @@ GET /events/wrong-type
     200 with `Content-Type: text/plain` and an SSE-looking body "data: not an event stream\n\n".
 GET /health
     200 "ok".
+GET or POST /problem/CODE   (400 <= CODE <= 599)
+    That status with an API's error body, for typed error bodies:
+    application/json {"error_message": "problem CODE", "code": CODE, "method": <the request's method>}.
 
 Held responses, for the shared-transfer tests (requests counted as they arrive, so a test knows
 exactly how many reached the server without reading a log):
@@ -229,6 +232,16 @@ async def status(request: Request) -> Response:
     return text(f"status {code}\n", code)
 
 
+async def problem(request: Request) -> Response:
+    try:
+        code = int(request.path_params["code"])
+    except ValueError:
+        code = 0
+    if not 400 <= code <= 599:
+        return text("the status must be a number from 400 to 599\n", 400)
+    return JSONResponse({"error_message": f"problem {code}", "code": code, "method": request.method}, status_code=code)
+
+
 async def wrong_type(request: Request) -> Response:
     return text("data: not an event stream\n\n")
 
@@ -276,6 +289,7 @@ app = Starlette(routes=[
     Route("/events/status/{code}", status),
     Route("/events/wrong-type", wrong_type),
     Route("/health", health),
+    Route("/problem/{code}", problem, methods=["GET", "POST"]),
     Route("/held/{key}", held),
     Route("/release/{key}", release),
     Route("/arrivals/{key}", arrivals),

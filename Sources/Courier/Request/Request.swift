@@ -22,6 +22,10 @@ import Foundation
 public protocol Request: Sendable {
     /// The parameters' type; ``EmptyParameters`` when the request has none.
     associatedtype ParametersType: Parameters = EmptyParameters
+    /// The type a rejected response's body decodes into, with the request's ``decoding``: the
+    /// server's error (`{"error": "…", "code": 42}`), reached with
+    /// ``RequestError/errorBody(as:)``. Default: `Never`, no error body is decoded.
+    associatedtype ErrorBody: Decodable & Sendable = Never
     /// The type the queue makes from the server's response and hands to observers: any
     /// `Decodable & Sendable` type, decoded from JSON (`[Post]`, `Post?`, which is `nil` for an
     /// empty body, `[String: Int]`); `String` for the body as text, `Data` for its bytes,

@@ -35,8 +35,9 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// connection lost, TLS failure…  The `URLError` says which.
     case transportFailed(URLError)
 
-    /// The server answered, but the response type's `validate(_:)` rejected the response
-    /// (by default: a status outside 200–299). Carries the response and its body.
+    /// The server answered, but the response was not accepted (``Request/accepts(_:)``; by
+    /// default a status outside 200–299). Carries the response and its body; the body decoded as
+    /// the request's ``Request/ErrorBody`` is ``errorBody(as:)``.
     case validationFailed(HTTPURLResponse, body: ResponseData)
 
     /// The response passed validation but the response type could not be made from it.
@@ -86,6 +87,26 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// The HTTP status code, when the server's response is known.
     public var statusCode: Int? {
         if case .validationFailed(let response, _) = self { return response.statusCode }
+        return nil
+    }
+
+    /// The server's error body of a rejected response, decoded as the request's
+    /// ``Request/ErrorBody``; `nil` for other errors, when the request names no error body type or
+    /// another one, or when the body did not decode (the raw body is still in
+    /// ``validationFailed(_:body:)``).
+    ///
+    /// ```swift
+    /// struct APIError: Decodable { let error: String; let code: Int }
+    /// struct SignUp: Request {
+    ///     typealias ResponseType = Account
+    ///     typealias ErrorBody = APIError
+    ///     …
+    /// }
+    /// do { _ = try await queue.send(SignUp(…)) }
+    /// catch { showAlert(error.errorBody(as: APIError.self)?.error ?? error.description) }
+    /// ```
+    public func errorBody<Body>(as type: Body.Type = Body.self) -> Body? {
+        if case .validationFailed(_, let body) = self { return body.errorBody as? Body }
         return nil
     }
 

@@ -11,6 +11,10 @@ public struct ResponseData: Sendable, Hashable, CustomStringConvertible {
     /// The body's bytes; empty when the response has no body.
     public let data: Data
 
+    /// A rejected response's body decoded as its request's ``Request/ErrorBody``; not part of the
+    /// value, which is the bytes.
+    var errorBody: (any Sendable)?
+
     /// Wraps a body.
     public init(_ data: Data) {
         self.data = data
@@ -95,5 +99,13 @@ public struct ResponseData: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         "ResponseData(\(data.count) bytes)"
+    }
+
+    public static func == (lhs: ResponseData, rhs: ResponseData) -> Bool {
+        lhs.data == rhs.data
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(data)
     }
 }

@@ -245,4 +245,33 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         wait(for: [done], timeout: 30)
         XCTAssertEqual(printed.all, ["Not found: gone"])
     }
+
+    // Requests and Responses › Errors: a typed error body (verbatim).
+    struct APIError: Decodable { let error: String; let code: Int }
+
+    struct SignUp: JSONBodyData { let name: String }
+
+    struct SignUpRequest: Request {
+        typealias ResponseType = Account
+        typealias ErrorBody = APIError
+        var parameters: SignUp
+        var path: String { "/accounts" }
+        var method: HTTPMethod { .post }
+    }
+
+    func testATypedErrorBody() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.post, "/accounts", status: 422, json: #"{"error": "name is taken", "code": 42}"#)
+        let queue = DocsSupport.queue(fixtures)
+        let form = SignUp(name: "ada")
+        let printed = Recorder<String>()
+        let print: @Sendable (Any) -> Void = { printed.append("\($0)") }
+
+        do {
+            _ = try await queue.send(SignUpRequest(parameters: form))
+        } catch {
+            print(error.errorBody(as: APIError.self)?.error ?? error.description)
+        }
+        XCTAssertEqual(printed.all, ["name is taken"])
+    }
 }

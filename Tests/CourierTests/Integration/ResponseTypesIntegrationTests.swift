@@ -61,3 +61,35 @@ final class ResponseTypesIntegrationTests: XCTestCase {
         }
     }
 }
+
+/// Typed error bodies from a real server (Scripts/sse_server.py's /problem/CODE).
+final class ErrorBodyIntegrationTests: XCTestCase {
+    struct Problem: Decodable, Sendable, Equatable { let errorMessage: String; let code: Int; let method: String }
+    struct Nothing: Decodable, Sendable {}
+    struct Create: Request {
+        typealias ResponseType = Nothing
+        typealias ErrorBody = Problem
+        var path: String { "/problem/422" }
+        var method: HTTPMethod { .post }
+    }
+
+    func testAServersErrorBodyIsDecodedIntoTheRequestsErrorBodyType() async throws {
+        // Given the origin answering a POST with 422 and a snake_case error body
+        let base = try HTTPBin.sseServer()
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = HTTPBin.transport
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.decoding = ResponseDecoding(keyStyle: .snakeCase)
+        let queue = RequestQueue(configuration: configuration, baseURL: base)
+
+        // When the request fails
+        do {
+            _ = try await queue.send(Create())
+            XCTFail("expected a 422")
+        } catch {
+            // Then its error body is decoded, and shows the server saw a POST
+            XCTAssertEqual(error.statusCode, 422)
+            XCTAssertEqual(error.errorBody(as: Problem.self), Problem(errorMessage: "problem 422", code: 422, method: "POST"))
+        }
+    }
+}

@@ -63,13 +63,14 @@ struct RequestBox<R: Request>: AnyRequestBox {
 
     func makeResponse(from transport: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
         let head = ResponseHead(transport.response)
+        let body = ResponseData(transport.body)
+        let decoding = request.decoding ?? decoding
         guard request.accepts(head) else {
-            return .failure(.validationFailed(transport.response, body: ResponseData(transport.body)))
+            return .failure(.validationFailed(transport.response, body: rejected(body, decoding: decoding)))
         }
         let response: R.ResponseType
         do {
-            response = try request.makeResponse(body: ResponseData(transport.body), head: head,
-                                                decoding: request.decoding ?? decoding)
+            response = try request.makeResponse(body: body, head: head, decoding: decoding)
         } catch let error as RequestError {
             return .failure(error)
         } catch {
@@ -77,5 +78,14 @@ struct RequestBox<R: Request>: AnyRequestBox {
         }
         (response as? any ResponseDelegate)?.responseDidReceive(head)
         return .success(MadeValue(value: response, head: head))
+    }
+
+    /// A rejected body, with its decoded ``Request/ErrorBody`` when the request names one and
+    /// the body decodes; a body that does not is still there as bytes.
+    private func rejected(_ body: ResponseData, decoding: ResponseDecoding) -> ResponseData {
+        guard R.ErrorBody.self != Never.self, !body.data.isEmpty else { return body }
+        var body = body
+        body.errorBody = try? decoding.decode(R.ErrorBody.self, from: body)
+        return body
     }
 }
