@@ -27,6 +27,7 @@ final class CacheLayer: Transport {
         let requestTime: Double
         let responseTime: Double
         let secondaryKey: [String?]
+        let age: Int
     }
 
     init(_ inner: any Transport, cache: ResponseCache) {
@@ -84,12 +85,16 @@ final class CacheLayer: Transport {
         if isFirst { task.resume() } else { task.cancel() }
     }
 
-    /// The head of a stored response answering a request for `url`.
-    fileprivate func head(of stored: StoredResponse, for url: URL) -> HTTPURLResponse {
+    /// The head of a stored response answering a request for `url` when it is `age` seconds old:
+    /// its stored fields with an `Age` field of that age in place of the origin's (RFC 9111 §5.1:
+    /// a cache sends the age of what it answers with).
+    fileprivate func head(of stored: StoredResponse, for url: URL, age: Int) -> HTTPURLResponse {
         let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
-                          responseTime: stored.responseTime, secondaryKey: stored.secondaryKey)
+                          responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
         if let head = heads.withLock({ $0[key] }) { return head }
-        let head = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: stored.headers)!
+        var fields = stored.headers.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+        fields["Age"] = String(age)
+        let head = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)!
         heads.withLock { heads in
             if heads.count >= 256 { heads.removeAll(keepingCapacity: true) }
             heads[key] = head
@@ -218,7 +223,10 @@ private final class CacheTask: TransportTask {
 
     private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        var response = TransportResponse(response: layer.head(of: stored, for: url), body: stored.body)
+        // Whole seconds, rounded down, as the field is written (RFC 9111 §5.1); at most 2^31.
+        let age = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age
+        let head = layer.head(of: stored, for: url, age: Int(min(max(0, age), 2_147_483_648).rounded(.down)))
+        var response = TransportResponse(response: head, body: stored.body)
         response.source = .cache(freshness)
         return response
     }
