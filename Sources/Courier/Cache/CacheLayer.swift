@@ -189,6 +189,8 @@ private final class CacheTask: TransportTask {
             answer(with: response, .fresh)
         case .stale(let response):
             answer(with: response, .stale)
+        case .notModified(let response, let freshness):
+            answer(notModified: response, freshness)
         case .staleWhileRevalidate(let response, let conditionalHeaders):
             // A caller shown the stored response first wants the fresh one as its answer.
             if request.context.cachedFirst != nil {
@@ -221,11 +223,27 @@ private final class CacheTask: TransportTask {
         finish(.success(makeResponse(stored, freshness)))
     }
 
+    /// Answers the app's own conditional request with a `304` made from `stored`, without a body.
+    private func answer(notModified stored: StoredResponse, _ freshness: CacheFreshness) {
+        let url = request.urlRequest.url ?? URL(string: stored.url)!
+        var fields = ConditionalRequest.notModifiedHeaders(of: stored)
+        fields["Age"] = String(currentAge(of: stored))
+        let head = HTTPURLResponse(url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: fields)!
+        var response = TransportResponse(response: head, body: Data())
+        response.source = .cache(freshness)
+        finish(.success(response))
+    }
+
+    /// The current age of `stored` in whole seconds, rounded down, as an `Age` field writes it
+    /// (RFC 9111 §5.1); at most 2^31.
+    private func currentAge(of stored: StoredResponse) -> Int {
+        let age = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age
+        return Int(min(max(0, age), 2_147_483_648).rounded(.down))
+    }
+
     private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        // Whole seconds, rounded down, as the field is written (RFC 9111 §5.1); at most 2^31.
-        let age = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age
-        let head = layer.head(of: stored, for: url, age: Int(min(max(0, age), 2_147_483_648).rounded(.down)))
+        let head = layer.head(of: stored, for: url, age: currentAge(of: stored))
         var response = TransportResponse(response: head, body: stored.body)
         response.source = .cache(freshness)
         return response

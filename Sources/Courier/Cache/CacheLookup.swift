@@ -22,6 +22,10 @@ enum CacheDecision: Hashable, Sendable {
     /// Send the request with these fields added; a 304 makes the stored response (freshened by
     /// ``Revalidation/freshened(_:with:requestTime:responseTime:)``) the answer.
     case validate(StoredResponse, conditionalHeaders: [String: String])
+    /// The request is the app's own conditional GET, and this stored response, which may answer
+    /// it (fresh, or stale as the policy allows), is not modified by its conditions: answer
+    /// `304 Not Modified` (RFC 9111 §4.3.2); send nothing.
+    case notModified(StoredResponse, CacheFreshness)
     /// Nothing usable is stored: send the request as it is.
     case load
     /// The policy (``CachePolicy/onlyCached``) or the request (`only-if-cached`) forbids the
@@ -63,10 +67,14 @@ enum CacheLookup {
     /// What `request` does with the responses stored for its URL, under `policy`, at `now`
     /// (seconds since 1970), with heuristic lifetimes capped at `heuristicLimit` seconds.
     ///
-    /// For every policy: only `GET` uses stored responses, and a request with its own
-    /// preconditions or a `Range` bypasses the cache (it is the app's own validation or a part
-    /// Courier does not store); with ``CachePolicy/onlyCached`` such a request is
-    /// ``CacheDecision/unavailable``, since it may not go to the network either.
+    /// For every policy: only `GET` uses stored responses, and a request with preconditions only
+    /// an origin evaluates (`If-Match`, `If-Unmodified-Since`, `If-Range`) or a `Range` bypasses
+    /// the cache; with ``CachePolicy/onlyCached`` such a request is ``CacheDecision/unavailable``,
+    /// since it may not go to the network either. A request with `If-None-Match` or
+    /// `If-Modified-Since` (the app validating its own copy) is answered from a stored response
+    /// that may answer it without the origin: ``CacheDecision/notModified(_:_:)`` when the
+    /// conditions say so (``ConditionalRequest``), else that response whole; and goes to the
+    /// origin as it is otherwise, never with the cache's validators added to the app's.
     ///
     /// - ``CachePolicy/reload``: ``CacheDecision/load``.
     /// - ``CachePolicy/returnCachedElseLoad``: the best match, fresh or stale, whatever its
@@ -76,8 +84,34 @@ enum CacheLookup {
     static func decide(stored: [StoredResponse], request: CacheRequest, policy: CachePolicy, now: Double,
                        heuristicLimit: Double) -> CacheDecision {
         let network: CacheDecision = policy == .onlyCached ? .unavailable : .load
-        guard request.method == "GET", !Storability.hasPreconditions(request.headers),
+        guard request.method == "GET",
+              !ConditionalRequest.originOnlyFields.contains(where: { CacheHeaders.contains($0, in: request.headers) }),
               !CacheHeaders.contains("Range", in: request.headers), policy != .reload else { return network }
+        if ConditionalRequest.isConditional(request.headers) {
+            switch decide(stored: stored, unconditional: request, policy: policy, now: now, heuristicLimit: heuristicLimit) {
+            case .fresh(let best): return answer(request, with: best, .fresh, now: now)
+            case .stale(let best): return answer(request, with: best, .stale, now: now)
+            default: return network
+            }
+        }
+        return decide(stored: stored, unconditional: request, policy: policy, now: now, heuristicLimit: heuristicLimit)
+    }
+
+    /// The stored response `best`, which may answer `request`, as the answer to its conditions:
+    /// `304` when they say not modified (only for a stored `200`, RFC 9111 §4.3.2), else `best`.
+    private static func answer(_ request: CacheRequest, with best: StoredResponse, _ freshness: CacheFreshness,
+                               now: Double) -> CacheDecision {
+        if best.statusCode == 200, ConditionalRequest.isNotModified(best, requestHeaders: request.headers, now: now) {
+            return .notModified(best, freshness)
+        }
+        return freshness == .fresh ? .fresh(best) : .stale(best)
+    }
+
+    /// ``decide(stored:request:policy:now:heuristicLimit:)`` for a GET whose conditions, if any,
+    /// are left to the caller.
+    private static func decide(stored: [StoredResponse], unconditional request: CacheRequest, policy: CachePolicy,
+                               now: Double, heuristicLimit: Double) -> CacheDecision {
+        let network: CacheDecision = policy == .onlyCached ? .unavailable : .load
         guard let best = bestMatch(in: stored, for: request) else {
             return policy == .useProtocol && requestDirectives(request.headers).onlyIfCached ? .unavailable : network
         }

@@ -114,13 +114,56 @@ final class CacheLookupTests: XCTestCase {
         }
     }
 
-    func testTheAppsOwnConditionalAndRangeRequestsBypassTheCache() {
-        for field in ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range", "range"] {
-            let own = request([field: "x"])
+    func testPreconditionsOnlyTheOriginEvaluatesAndRangeRequestsBypassTheCache() {
+        for field in ["If-Match", "If-Unmodified-Since", "If-Range", "if-range", "Range", "range"] {
+            let own = request([field: "\"v1\""])
             XCTAssertEqual(decide([fresh()], own), .load, field)
             XCTAssertEqual(decide([fresh()], own, policy: .returnCachedElseLoad), .load, field)
             XCTAssertEqual(decide([fresh()], own, policy: .onlyCached), .unavailable, field)
         }
+    }
+
+    // MARK: The app's own conditional requests (§4.3.2)
+
+    func testAnAppsIfNoneMatchIsAnsweredNotModifiedWhenATagMatchesWeakly() {
+        // Given a fresh stored response tagged "v1"
+        for list in [#""v1""#, #"W/"v1""#, #""v0", "v1""#, #"W/"a,b", "v1""#, "*", #" "v1" "#] {
+            // Then a list naming it (weakly), or *, is answered 304 from the cache
+            XCTAssertEqual(decide([fresh()], request(["If-None-Match": list])), .notModified(fresh(), .fresh), list)
+        }
+        // And a list naming only others gets the stored response whole
+        for list in [#""v2""#, #"W/"v2", "v11""#, "v1", ""] {
+            XCTAssertEqual(decide([fresh()], request(["If-None-Match": list])), .fresh(fresh()), list)
+        }
+    }
+
+    func testAnAppsIfModifiedSinceComparesWithLastModifiedThenDate() {
+        // Given responses modified at lastModified, and one with only a Date 100 s ago
+        let modified = fresh(headers: ["Last-Modified": lastModified])
+        let dated = fresh(headers: ["Date": date(-100)])
+        // Then a date at or after the modification is not modified; before, the stored response answers
+        XCTAssertEqual(decide([modified], request(["If-Modified-Since": lastModified])), .notModified(modified, .fresh))
+        XCTAssertEqual(decide([modified], request(["If-Modified-Since": "Sun, 06 Nov 1994 08:49:36 GMT"])), .fresh(modified))
+        XCTAssertEqual(decide([dated], request(["If-Modified-Since": date(-100)])), .notModified(dated, .fresh))
+        XCTAssertEqual(decide([dated], request(["If-Modified-Since": date(-101)])), .fresh(dated))
+        // And one that is no date is ignored; If-None-Match, when present, decides alone
+        XCTAssertEqual(decide([modified], request(["If-Modified-Since": "yesterday"])), .fresh(modified))
+        XCTAssertEqual(decide([modified], request(["If-Modified-Since": lastModified, "If-None-Match": #""v2""#])), .fresh(modified))
+    }
+
+    func testAnAppsConditionalGoesToTheOriginAsItIsWhenTheStoredResponseCannotAnswer() {
+        let conditional = request(["If-None-Match": #""v1""#])
+        // A stale response that must be validated: the app's validators go as they are, none added
+        XCTAssertEqual(decide([stale()], conditional), .load)
+        XCTAssertEqual(decide([stale("stale-while-revalidate=60")], conditional), .load)
+        // Nothing stored, or only-cached with nothing stored
+        XCTAssertEqual(decide([], conditional), .load)
+        XCTAssertEqual(decide([], conditional, policy: .onlyCached), .unavailable)
+        // A stale response a policy accepts answers, 304 when it matches
+        XCTAssertEqual(decide([stale()], conditional, policy: .returnCachedElseLoad), .notModified(stale(), .stale))
+        // A stored response other than a 200 answers whole
+        let notFound = CacheRuleFixtures.stored(status: 404, headers: ["Cache-Control": "max-age=600", "ETag": #""v1""#])
+        XCTAssertEqual(decide([notFound], conditional), .fresh(notFound))
     }
 
     func testReloadAlwaysLoads() {
