@@ -14,6 +14,7 @@ extension RequestQueue {
     /// - Parameters:
     ///   - request: The request.
     ///   - priority: Its place among waiting requests. Default: `.normal`.
+    @discardableResult
     public func send<R: Request>(_ request: R, priority: RequestPriority = .normal) async throws(RequestError) -> R.ResponseType {
         try await send(request, priority: priority, as: R.ResponseType.self)
     }

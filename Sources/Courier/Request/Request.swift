@@ -22,7 +22,7 @@ import Foundation
 public protocol Request: Sendable {
     /// The parameters' type; ``EmptyParameters`` when the request has none.
     associatedtype ParametersType: Parameters = EmptyParameters
-    /// The type a rejected response's body decodes into, with the request's ``decoding``: the
+    /// The type a rejected response's body decodes into, with the request's ``Request/decoding``: the
     /// server's error (`{"error": "…", "code": 42}`), reached with
     /// ``RequestError/errorBody(as:)``. Default: `Never`, no error body is decoded.
     associatedtype ErrorBody: Decodable & Sendable = Never
@@ -72,7 +72,7 @@ public protocol Request: Sendable {
     /// for a request whose every send must reach the server.
     var sharesIdenticalRequests: Bool { get }
 
-    /// How a JSON body is decoded into ``ResponseType``. Default: `nil`, the queue's
+    /// How a JSON body is decoded into ``Request/ResponseType``. Default: `nil`, the queue's
     /// ``RequestQueueConfiguration/decoding``.
     var decoding: ResponseDecoding? { get }
 
@@ -97,7 +97,7 @@ public protocol Request: Sendable {
     /// - Parameters:
     ///   - body: The body, decoded from any `Content-Encoding` the transport asked for.
     ///   - head: The status and header fields.
-    ///   - decoding: The request's ``decoding``, or the queue's.
+    ///   - decoding: The request's ``Request/decoding``, or the queue's.
     func makeResponse(body: ResponseData, head: ResponseHead, decoding: ResponseDecoding) throws -> ResponseType
 }
 

@@ -246,6 +246,28 @@ final class RequestsAndResponsesDocsTests: XCTestCase {
         XCTAssertEqual(printed.all, ["Not found: gone"])
     }
 
+    // Requests and Responses › One-off calls (verbatim).
+    struct Post: Decodable { let id: Int; let title: String }
+    struct NewPost: JSONBodyData { let title: String }
+
+    func testOneOffCalls() async throws {
+        let fixtures = FixtureTransport()
+        fixtures.stub(.get, "/posts", json: #"[{"id": 1, "title": "One"}]"#)
+        fixtures.add(Fixture(method: .post, path: "/posts", bodyJSON: #"{"title": "Hello"}"#, status: 201,
+                             body: Data(#"{"id": 2, "title": "Hello"}"#.utf8)))
+        fixtures.stub(.delete, "/posts/2", status: 204)
+        let queue = DocsSupport.queue(fixtures)
+
+        let posts = try await queue.send(.get("/posts", as: [Post].self))
+        let created = try await queue.reply(to: .post("/posts", NewPost(title: "Hello"), as: Post.self))
+        try await queue.send(.delete("/posts/\(created.value.id)"))
+
+        XCTAssertEqual(posts.map(\.title), ["One"])
+        XCTAssertEqual(created.status, 201)
+        XCTAssertEqual(fixtures.receivedRequests.map { "\($0.httpMethod ?? "") \($0.url?.path ?? "")" },
+                       ["GET /v1/posts", "POST /v1/posts", "DELETE /v1/posts/2"])
+    }
+
     // Requests and Responses › Errors: a typed error body (verbatim).
     struct APIError: Decodable { let error: String; let code: Int }
 

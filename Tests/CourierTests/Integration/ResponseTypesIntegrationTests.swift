@@ -93,3 +93,40 @@ final class ErrorBodyIntegrationTests: XCTestCase {
         }
     }
 }
+
+/// One-off calls against httpbin, checking what it received.
+final class EndpointIntegrationTests: XCTestCase {
+    struct NewPost: JSONBodyData { let title: String; let authorID: Int }
+    struct Received: Decodable, Sendable {
+        let method: String
+        let json: [String: JSONValue]?
+        let args: [String: String]
+        let headers: [String: String]
+    }
+    enum JSONValue: Decodable, Sendable, Equatable {
+        case text(String), number(Double)
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let text = try? container.decode(String.self) { self = .text(text) } else { self = .number(try container.decode(Double.self)) }
+        }
+    }
+    struct Search: DefaultQueryString { let text: String }
+
+    func testAOneOffPostAndGetReachTheServerAsWritten() async throws {
+        let queue = try HTTPBin.queue()
+
+        // When a JSON body is posted and a query sent, as one-offs
+        let posted = try await queue.reply(to: .post("/anything/posts", NewPost(title: "Hello", authorID: 7),
+                                                     headers: ["X-Client": "one-off"], as: Received.self))
+        let searched = try await queue.send(.get("/anything/search", query: Search(text: "swift code"), as: Received.self))
+
+        // Then httpbin received the method, the snake_case JSON, its content type and the header
+        XCTAssertEqual(posted.status, 200)
+        XCTAssertEqual(posted.value.method, "POST")
+        XCTAssertEqual(posted.value.json, ["title": .text("Hello"), "author_id": .number(7)])
+        XCTAssertEqual(posted.value.headers["Content-Type"], "application/json")
+        XCTAssertEqual(posted.value.headers["X-Client"], "one-off")
+        XCTAssertEqual(searched.method, "GET")
+        XCTAssertEqual(searched.args, ["text": "swift code"])
+    }
+}
