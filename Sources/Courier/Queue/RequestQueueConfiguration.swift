@@ -50,7 +50,8 @@ public struct RequestQueueConfiguration: Sendable {
     /// `JSONDecoder`.
     public var decoding: ResponseDecoding = .default
 
-    /// Whether and how far redirects are followed. Default: ``RedirectPolicy/default``, up to 10.
+    /// Whether and how far redirects are followed, unless a request says otherwise
+    /// (``Request/redirectPolicy``). Default: ``RedirectPolicy/default``, up to 10.
     /// When a redirect leaves the origin (scheme, host or port), `Authorization`,
     /// `Proxy-Authorization`, `Cookie` and the ``sensitiveHeaders`` are not sent on.
     /// A 307 or 308 repeats the method and the body; a 303 (and a 301/302 after a POST) becomes

@@ -72,6 +72,11 @@ public protocol Request: Sendable {
     /// for a request whose every send must reach the server.
     var sharesIdenticalRequests: Bool { get }
 
+    /// Whether and how far this request follows redirects. Default: `nil`, the queue's
+    /// ``RequestQueueConfiguration/redirectPolicy``. `.never` makes a 3xx the response: with
+    /// ``RawResponse`` as the response type it is the value, whatever its status.
+    var redirectPolicy: RedirectPolicy? { get }
+
     /// How a JSON body is decoded into ``Request/ResponseType``. Default: `nil`, the queue's
     /// ``RequestQueueConfiguration/decoding``.
     var decoding: ResponseDecoding? { get }
@@ -109,6 +114,7 @@ extension Request {
     public var sharesIdenticalRequests: Bool { true }
     public var method: HTTPMethod { .get }
     public var decoding: ResponseDecoding? { nil }
+    public var redirectPolicy: RedirectPolicy? { nil }
 }
 
 extension Request where ParametersType == EmptyParameters {

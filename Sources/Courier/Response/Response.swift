@@ -161,3 +161,33 @@ extension ResponseDelegate {
     /// Does nothing.
     public func responseDidReceive(_ response: HTTPURLResponse) {}
 }
+
+/// A response as it came, whatever its status: the head and the body, for a request that wants
+/// to see a `304`, a `3xx` it does not follow, or an error status itself.
+///
+/// ```swift
+/// struct Probe: Request {
+///     typealias ResponseType = RawResponse
+///     var path: String { "/old-page" }
+///     var redirectPolicy: RedirectPolicy? { .never }
+/// }
+/// let raw = try await queue.send(Probe())
+/// print(raw.status, raw.head.headerFields["Location"] ?? "")   // 301 /new-page
+/// ```
+public struct RawResponse: Response, Hashable {
+    /// The status line and header fields.
+    public let head: ResponseHead
+    /// The body as it arrived (decoded from any `Content-Encoding` the transport asked for).
+    public let body: ResponseData
+
+    /// The status code.
+    public var status: Int { head.status }
+
+    public init(body: ResponseData, head: ResponseHead) {
+        self.head = head
+        self.body = body
+    }
+
+    /// Accepts every status.
+    public static func accepts(_ head: ResponseHead) -> Bool { true }
+}

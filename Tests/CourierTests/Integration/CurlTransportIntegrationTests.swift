@@ -45,7 +45,7 @@ final class CurlTransportIntegrationTests: XCTestCase {
         let queue = try queue { $0.sessionConfiguration.timeoutIntervalForResource = 1 }
         let start = ContinuousClock.now
         do {
-            _ = try await queue.send(PathRequest<RawResponse>("/drip?duration=6&numbytes=6&delay=0"))
+            _ = try await queue.send(PathRequest<StatusAndBody>("/drip?duration=6&numbytes=6&delay=0"))
             XCTFail("expected a timeout")
         } catch {
             guard case .timedOut = error else { return XCTFail("expected .timedOut, got \(error)") }

@@ -9,7 +9,7 @@ import XCTest
 /// ends promptly, with an error that names what the server did wrong, and bounded memory.
 final class HostileServerIntegrationTests: XCTestCase {
     private struct Outcome {
-        let result: Result<RawResponse, RequestError>
+        let result: Result<StatusAndBody, RequestError>
         let seconds: Double
         let peakGrowth: Int
 
@@ -59,9 +59,9 @@ final class HostileServerIntegrationTests: XCTestCase {
         }
         let sampler = MemorySampler()
         let start = ContinuousClock.now
-        let result: Result<RawResponse, RequestError>
+        let result: Result<StatusAndBody, RequestError>
         do {
-            result = .success(try await queue.send(PathRequest<RawResponse>(base.absoluteString + path)))
+            result = .success(try await queue.send(PathRequest<StatusAndBody>(base.absoluteString + path)))
         } catch {
             result = .failure(error)
         }

@@ -130,3 +130,24 @@ final class EndpointIntegrationTests: XCTestCase {
         XCTAssertEqual(searched.args, ["text": "swift code"])
     }
 }
+
+/// A request's own redirect policy against httpbin's /redirect/N.
+final class RedirectPolicyIntegrationTests: XCTestCase {
+    struct Probe: Request {
+        typealias ResponseType = RawResponse
+        var path: String
+        var redirectPolicy: RedirectPolicy?
+    }
+
+    func testARequestSeesTheRedirectItDoesNotFollowAndFollowsAsFarAsItSays() async throws {
+        let queue = try HTTPBin.queue { $0.redirectPolicy = .never }
+
+        let stopped = try await queue.send(Probe(path: "/redirect/2"))
+        let followed = try await queue.send(Probe(path: "/redirect/2", redirectPolicy: .follow(maximum: 2)))
+
+        XCTAssertEqual(stopped.status, 302)
+        XCTAssertEqual(stopped.head.headerFields["Location"], "/relative-redirect/1")
+        XCTAssertEqual(followed.status, 200)
+        XCTAssertEqual(followed.head.url.path, "/get")
+    }
+}

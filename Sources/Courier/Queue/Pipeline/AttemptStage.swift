@@ -103,7 +103,7 @@ extension RequestQueue {
     }
 
     private func redirect(_ attempt: Attempt, after response: HTTPURLResponse) -> RedirectStep {
-        guard case .follow(let maximum) = configuration.redirectPolicy,
+        guard case .follow(let maximum) = attempt.box.redirectPolicy ?? configuration.redirectPolicy,
               var next = Redirects.request(following: response, from: attempt.current.urlRequest,
                                            sensitiveHeaders: configuration.sensitiveHeaders)
         else { return .none }

@@ -24,6 +24,8 @@ protocol AnyRequestBox: Sendable {
     var cachePolicy: CachePolicy { get }
     /// The request's ``Request/sharesIdenticalRequests``.
     var sharesIdenticalRequests: Bool { get }
+    /// The request's ``Request/redirectPolicy``: `nil` for the queue's.
+    var redirectPolicy: RedirectPolicy? { get }
     /// Whether its update observers are shown a stored response before its result
     /// (``RequestQueue/load(_:priority:owner:handler:)``).
     var showsCachedFirst: Bool { get }
@@ -44,6 +46,7 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var preparesSlowly: Bool { R.ParametersType.self is any StreamableBodyData.Type }
     var cachePolicy: CachePolicy { request.cachePolicy }
     var sharesIdenticalRequests: Bool { request.sharesIdenticalRequests }
+    var redirectPolicy: RedirectPolicy? { request.redirectPolicy }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try builder.prepare(request)

@@ -23,6 +23,7 @@ struct StreamBox<R: Request, Outcome: Sendable>: AnyRequestBox {
     /// consumer's as they arrive, and may be far larger than any cache.
     var cachePolicy: CachePolicy { .reload }
     var sharesIdenticalRequests: Bool { false }
+    var redirectPolicy: RedirectPolicy? { request.redirectPolicy }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try request.prepare(with: builder)

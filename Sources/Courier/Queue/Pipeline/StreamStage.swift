@@ -44,7 +44,7 @@ extension RequestQueue {
 
     /// Whether the queue would follow this response as a redirect (its delegate asked later).
     private func followsRedirect(_ attempt: Attempt, after head: HTTPURLResponse) -> Bool {
-        guard case .follow = configuration.redirectPolicy else { return false }
+        guard case .follow = attempt.box.redirectPolicy ?? configuration.redirectPolicy else { return false }
         return Redirects.request(following: head, from: attempt.current.urlRequest,
                                  sensitiveHeaders: configuration.sensitiveHeaders) != nil
     }
