@@ -51,5 +51,12 @@ struct AnyUpdate: Sendable {
     }
 }
 
-/// Receives one request's updates, added with ``RequestQueue/load(_:priority:owner:handler:)``.
-typealias UpdateHandler = @Sendable (AnyUpdate) -> Void
+/// Receives one request's updates, added with ``RequestQueue/load(_:priority:owner:handler:)``
+/// or ``RequestQueue/load(_:priority:)``.
+struct UpdateHandler: Sendable {
+    let deliver: @Sendable (AnyUpdate) -> Void
+    /// Whether it is called where the update is made rather than on the callback queue: an
+    /// `async` consumer needs no thread of the queue's, and a program whose main queue never
+    /// runs still gets its updates.
+    var isDirect = false
+}

@@ -35,7 +35,45 @@ extension RequestQueue {
     public func load<R: Request>(_ request: R, priority: RequestPriority = .normal, owner: AnyObject? = nil,
                                  handler: @escaping @Sendable (ResponseUpdate<R.ResponseType>) -> Void) -> RequestID {
         enqueue(box: RequestBox(request: request, showsCachedFirst: true), priority: priority, owner: owner,
-                completion: nil, updates: { handler($0.typed(as: R.ResponseType.self)) }).0
+                completion: nil, updates: UpdateHandler(deliver: { handler($0.typed(as: R.ResponseType.self)) })).0
+    }
+
+    /// Sends a request and returns its updates as an asynchronous sequence: a stored response at
+    /// once, then the fresh one, as ``load(_:priority:owner:handler:)`` delivers them.
+    ///
+    /// ```swift
+    /// for await update in queue.load(ProfileRequest()) {
+    ///     if let profile = update.value { show(profile, stale: update.source == .cache(.stale)) }
+    ///     if let error = update.error, update.cachedValueStands { showOfflineBanner(error) }
+    /// }
+    /// ```
+    /// The sequence ends after the final update. A consumer that stops iterating before (a
+    /// `break`, or its task cancelled) cancels the request. Updates do not go through the
+    /// callback queue, so this works in command-line programs whose main queue never runs.
+    /// - Parameters:
+    ///   - request: The request (a `GET`; others have nothing stored to show).
+    ///   - priority: Its place among waiting requests. Default: `.normal`.
+    public func load<R: Request>(_ request: R, priority: RequestPriority = .normal) -> AsyncStream<ResponseUpdate<R.ResponseType>> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ResponseUpdate<R.ResponseType>.self, bufferingPolicy: .unbounded)
+        // AsyncStream calls onTermination before it stops taking elements, so the cancellation
+        // that it causes could still be yielded to a consumer that left: this says it left.
+        let consumerLeft = Locked(false)
+        let updates = UpdateHandler(deliver: { update in
+            guard !consumerLeft.withLock({ $0 }) else { return }
+            let typed = update.typed(as: R.ResponseType.self)
+            continuation.yield(typed)
+            if typed.isFinal { continuation.finish() }
+        }, isDirect: true)
+        let id = enqueue(box: RequestBox(request: request, showsCachedFirst: true), priority: priority, owner: nil,
+                         completion: nil, updates: updates).0
+        let weakSelf = WeakRequestQueue(self)
+        continuation.onTermination = { termination in
+            // After the final update this finds the request ended and does nothing.
+            guard case .cancelled = termination else { return }
+            consumerLeft.withLock { $0 = true }
+            weakSelf.queue?.cancel(id)
+        }
+        return stream
     }
 
     /// Registers a handler for every update of response type `R`, for as long as `owner` lives:
@@ -64,9 +102,11 @@ extension RequestQueue {
         let update = AnyUpdate(id: attempt.id, result: .success(value), source: response.source, isFinal: false,
                                cachedValueStands: false)
         for observer in typeObservers where observer.isDirect { observer.deliver(update) }
+        for handler in handlers where handler.isDirect { handler.deliver(update) }
+        guard handlers.contains(where: { !$0.isDirect }) || typeObservers.contains(where: { !$0.isDirect }) else { return }
         configuration.callbackQueue.async {
             DeliveryScope.run {
-                for handler in handlers { handler(update) }
+                for handler in handlers where !handler.isDirect { handler.deliver(update) }
                 for observer in typeObservers where !observer.isDirect { observer.deliver(update) }
             }
         }

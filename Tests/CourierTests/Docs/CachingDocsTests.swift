@@ -146,6 +146,29 @@ final class CachingDocsTests: XCTestCase {
         XCTAssertEqual(model.profile?.name, "Ada Lovelace")
     }
 
+    // Caching › Show cached data first: the async form (verbatim loop), saved data then fresh data.
+    func testLoadFromAsyncCodeGivesTheSavedThenTheFreshProfile() async throws {
+        let yesterday = FixtureTransport()
+        yesterday.stub(.get, "/users/42", headers: ["Cache-Control": "max-age=0"], json: #"{"id": 42, "name": "Ada"}"#)
+        let today = FixtureTransport()
+        today.stub(.get, "/users/42", headers: ["Cache-Control": "max-age=0"], json: #"{"id": 42, "name": "Ada Lovelace"}"#)
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = .fixtures(yesterday)
+        _ = try await RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
+            .send(ProfileRequest(userID: 42))
+        configuration.transport = .fixtures(today)
+        let queue = RequestQueue(configuration: configuration, baseURL: URL(string: "https://api.example.com/v1"))
+        let printed = Recorder<String>()
+        let print: @Sendable (Any...) -> Void = { printed.append($0.map { "\($0)" }.joined(separator: " ")) }
+
+        try await bounded {
+            for await update in queue.load(ProfileRequest(userID: 42)) {
+                if let profile = update.value { print(profile.name, update.source == .cache(.stale) ? "(saved)" : "") }
+            }
+        }
+        XCTAssertEqual(printed.all, ["Ada (saved)", "Ada Lovelace "])
+    }
+
     // Caching › Shared requests in flight (verbatim): five adds, one transfer, five results.
     func testFiveIdenticalRequestsShareOneTransfer() throws {
         let fixtures = FixtureTransport()

@@ -54,10 +54,12 @@ extension RequestQueue {
         claim.completion?(claim.result)
         let update = claim.finalUpdate
         for observer in claim.typeObservers where observer.isDirect { observer.deliver(update) }
+        for handler in claim.updateHandlers where handler.isDirect { handler.deliver(update) }
         let progress = TransferProgress(bytesSent: claim.metrics.bytesSent, totalBytesToSend: claim.metrics.bytesSent,
                                         bytesReceived: claim.metrics.bytesReceived,
                                         totalBytesToReceive: claim.metrics.bytesReceived)
-        guard !claim.idObservers.isEmpty || !claim.updateHandlers.isEmpty || claim.typeObservers.contains(where: { !$0.isDirect })
+        guard !claim.idObservers.isEmpty || claim.updateHandlers.contains(where: { !$0.isDirect })
+                || claim.typeObservers.contains(where: { !$0.isDirect })
                 || !claim.progressObservers.isEmpty else {
             // Nobody to tell on the callback queue, unless an observer came meanwhile.
             let late = state.withLock { $0.markDelivered(claim.id) }
@@ -71,7 +73,7 @@ extension RequestQueue {
                 // The last progress report comes first, so that a progress bar is full before the result.
                 for observer in claim.progressObservers { observer.report(progress, force: true) }
                 for observer in claim.idObservers { observer(claim.result) }
-                for handler in claim.updateHandlers { handler(update) }
+                for handler in claim.updateHandlers where !handler.isDirect { handler.deliver(update) }
                 for observer in claim.typeObservers where !observer.isDirect { observer.deliver(update) }
                 for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
             }
