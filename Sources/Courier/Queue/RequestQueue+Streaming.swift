@@ -56,4 +56,19 @@ extension RequestQueue {
                                    options: options.stream)
         }
     }
+
+    /// Server-sent events from a URL, without a request type of one's own: a `GET` of `path`.
+    ///
+    /// ```swift
+    /// for try await event in queue.events("/notifications") { print(event.data) }
+    /// ```
+    /// - Parameters:
+    ///   - path: The path, relative to the queue's base URL, or an absolute URL.
+    ///   - headers: Header fields to send besides those of every event-stream connection. Default: none.
+    ///   - priority: Each connection's place among waiting requests. Default: `.normal`.
+    ///   - options: Reconnection and limits. Default: ``ServerSentEventOptions/init()``.
+    public func events(_ path: String, headers: [String: String] = [:], priority: RequestPriority = .normal,
+                       options: ServerSentEventOptions = ServerSentEventOptions()) -> ServerSentEventStream {
+        events(Endpoint(.get, path, headers: headers, as: EmptyResponse.self), priority: priority, options: options)
+    }
 }

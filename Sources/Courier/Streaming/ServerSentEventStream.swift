@@ -31,6 +31,8 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
     private struct State {
         var lastEventID: String
         var reconnectionTime: TimeInterval
+        /// The server's last `retry:`, in seconds; nil until it sent one.
+        var serverRetry: TimeInterval?
         var current: ResponseStream?
         /// The wait before a reconnection, which ``cancel()`` cuts short.
         var delay: Task<Void, any Error>?
@@ -63,6 +65,12 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
     /// options'.
     public var reconnectionDelay: TimeInterval {
         state.withLock { $0.reconnectionTime }
+    }
+
+    /// The reconnection time the server last asked for with `retry:`, in seconds; `nil` until it
+    /// sends one (``reconnectionDelay`` is then the options').
+    public var serverRetry: TimeInterval? {
+        state.withLock { $0.serverRetry }
     }
 
     /// How many connections were made so far.
@@ -205,7 +213,10 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
             let (lastEventID, retry) = (parser!.lastEventID, parser!.reconnectionTime)
             events.state.withLock { state in
                 state.lastEventID = lastEventID
-                if let retry { state.reconnectionTime = TimeInterval(retry) / 1000 }
+                if let retry {
+                    state.reconnectionTime = TimeInterval(retry) / 1000
+                    state.serverRetry = state.reconnectionTime
+                }
             }
             if !pending.isEmpty { quietConnections = 0 }
         }

@@ -28,7 +28,10 @@ final class ServerSentEventsIntegrationTests: XCTestCase {
             // Given the fixed stream, with one kind of line end, without reconnection
             var options = ServerSentEventOptions()
             options.reconnects = false
-            let events = queue.events(try request("/events/basic?sep=\(separator)"), options: options)
+            options.reconnectionDelay = 7
+            let events = queue.events(try HTTPBin.sseServer().absoluteString + "/events/basic?sep=\(separator)", options: options)
+            XCTAssertNil(events.serverRetry, "no retry: before the server sends one")
+            XCTAssertEqual(events.reconnectionDelay, 7, separator)
 
             // When it is read to its end
             var received: [ServerSentEvent] = []
@@ -39,6 +42,7 @@ final class ServerSentEventsIntegrationTests: XCTestCase {
             XCTAssertEqual(received, Self.basicEvents, separator)
             XCTAssertEqual(events.lastEventID, "2", separator)
             XCTAssertEqual(events.reconnectionDelay, 2.5, separator)
+            XCTAssertEqual(events.serverRetry, 2.5, separator)
             XCTAssertEqual(events.connectionCount, 1, separator)
         }
     }
