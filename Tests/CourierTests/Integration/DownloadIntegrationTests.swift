@@ -210,7 +210,7 @@ final class DownloadIntegrationTests: XCTestCase {
 
         // When it is cancelled once bytes are in its file
         watch.whenFirstChunkIsTaken {
-            descriptorsWhileWriting.append(Self.descriptors(into: folder))
+            descriptorsWhileWriting.append(openDescriptors(into: folder))
             download.cancel()
         }
 
@@ -224,7 +224,7 @@ final class DownloadIntegrationTests: XCTestCase {
         XCTAssertTrue(echo.url.hasSuffix("/get"))
         // And no descriptor into the folder is left open (the check does see one while writing)
         XCTAssertEqual(descriptorsWhileWriting.all, [1], "the check sees the open partial file")
-        XCTAssertEqual(Self.descriptors(into: folder), 0)
+        XCTAssertEqual(openDescriptors(into: folder), 0)
     }
 
     func testNoDescriptorIntoTheFolderStaysOpen() async throws {
@@ -256,7 +256,7 @@ final class DownloadIntegrationTests: XCTestCase {
         }
 
         // Then no descriptor points into the folder any more
-        XCTAssertEqual(Self.descriptors(into: folder), 0)
+        XCTAssertEqual(openDescriptors(into: folder), 0)
         // And what is left is the three files and the partial data kept on request
         let left = try folderContents()
         XCTAssertEqual(left.filter { !$0.hasPrefix(".slow-true") }, ["done-0", "done-1", "done-2"])
@@ -305,16 +305,6 @@ final class DownloadIntegrationTests: XCTestCase {
     /// The distinct values of a header nginx may have sent more than once.
     private func received(_ name: String, in response: HTTPURLResponse) -> Set<String> {
         Set((response.value(forHTTPHeaderField: name) ?? "").components(separatedBy: ", "))
-    }
-
-    /// How many of this process's open descriptors name a file in `folder`.
-    private static func descriptors(into folder: URL) -> Int {
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        let prefix = folder.resolvingSymlinksInPath().path + "/"
-        return entries.filter { entry in
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) ?? ""
-            return target.hasPrefix(prefix)
-        }.count
     }
 }
 
