@@ -53,7 +53,6 @@ enum CacheHeaders {
 
     /// Whether two field names are the same name: equal but for the case of ASCII letters.
     static func namesEqual(_ first: String, _ second: String) -> Bool {
-        first.utf8.count == second.utf8.count
-            && zip(first.utf8, second.utf8).allSatisfy { HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) }
+        HTTPSyntax.namesEqual(first, second)
     }
 }

@@ -68,38 +68,38 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public subscript(name: String) -> String? {
         get {
             var joined: String?
-            for field in fields where Self.sameName(field.name, name) {
+            for field in fields where HTTPSyntax.namesEqual(field.name, name) {
                 if joined == nil {
                     joined = field.value
                 } else {
-                    joined! += Self.sameName(name, "Cookie") ? "; " : ", "
+                    joined! += HTTPSyntax.namesEqual(name, "Cookie") ? "; " : ", "
                     joined! += field.value
                 }
             }
             return joined
         }
         set {
-            guard let first = fields.firstIndex(where: { Self.sameName($0.name, name) }) else {
+            guard let first = fields.firstIndex(where: { HTTPSyntax.namesEqual($0.name, name) }) else {
                 if let newValue { fields.append(HTTPField(name: name, value: newValue)) }
                 return
             }
             if let newValue {
                 fields[first] = HTTPField(name: fields[first].name, value: newValue)
-                fields.removeSubrange(first + 1 ..< fields.endIndex, where: { Self.sameName($0.name, name) })
+                fields.removeSubrange(first + 1 ..< fields.endIndex, where: { HTTPSyntax.namesEqual($0.name, name) })
             } else {
-                fields.removeAll { Self.sameName($0.name, name) }
+                fields.removeAll { HTTPSyntax.namesEqual($0.name, name) }
             }
         }
     }
 
     /// Every value of the fields named `name` (any case), in order, each as it was written.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+        fields.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
     }
 
     /// Whether a field named `name` (any case) is present.
     public func contains(_ name: String) -> Bool {
-        fields.contains { Self.sameName($0.name, name) }
+        fields.contains { HTTPSyntax.namesEqual($0.name, name) }
     }
 
     /// Adds a field after the others, keeping any of the same name.
@@ -114,7 +114,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// Removes every field named `name` (any case).
     public mutating func removeAll(named name: String) {
-        fields.removeAll { Self.sameName($0.name, name) }
+        fields.removeAll { HTTPSyntax.namesEqual($0.name, name) }
     }
 
     /// The fields as a dictionary, repeated names joined as the subscript joins them, under the
@@ -122,7 +122,7 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     public var dictionary: [String: String] {
         var dictionary: [String: String] = [:]
         var seen: [String] = []
-        for field in fields where !seen.contains(where: { Self.sameName($0, field.name) }) {
+        for field in fields where !seen.contains(where: { HTTPSyntax.namesEqual($0, field.name) }) {
             seen.append(field.name)
             dictionary[field.name] = self[field.name]
         }
@@ -131,13 +131,6 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     public var description: String {
         "[" + fields.map { "\($0.name): \($0.value)".debugEscaped }.joined(separator: ", ") + "]"
-    }
-
-    /// Field names compare as ASCII without case (RFC 9110 §5.1), byte by byte, with no
-    /// allocation: lookups run for every response.
-    static func sameName(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count
-            && a.utf8.elementsEqual(b.utf8) { HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) }
     }
 }
 

@@ -228,8 +228,6 @@ struct MappedSingleValueContainer: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T {
         // A wrapper type (`struct ID: Decodable { init(from:) { try singleValueContainer().decode(Inner.self) } }`)
         // decodes its inner value with the mapping too.
-        if isDecodedByJSONDecoder(T.self) { return try inner.decode(T.self) }
-        if let dictionary = T.self as? any StringKeyedDictionary.Type { return try dictionary.decodeMapped(from: decoder) as! T }
-        return try T(from: decoder)
+        try decoder.decodeValue(T.self)
     }
 }

@@ -17,6 +17,14 @@ enum HTTPSyntax {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
+    /// Whether two field names are the same name (RFC 9110 §5.1): equal but for the case of ASCII
+    /// letters, so that no Unicode folding can make two names equal. Compared byte by byte,
+    /// without allocating: lookups run for every response.
+    static func namesEqual(_ first: some StringProtocol, _ second: some StringProtocol) -> Bool {
+        first.utf8.count == second.utf8.count
+            && first.utf8.elementsEqual(second.utf8) { lowercase($0) == lowercase($1) }
+    }
+
     /// The byte with an ASCII letter folded to lower case; any other byte as it is.
     static func lowercase(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte

@@ -67,8 +67,8 @@ final class HTTPFieldsTests: XCTestCase {
     }
 
     func testNamesCompareAsASCIIWithoutCase() {
-        XCTAssertTrue(HTTPFields.sameName("Content-Type", "content-TYPE"))
-        XCTAssertFalse(HTTPFields.sameName("Content-Type", "Content-Typ"))
-        XCTAssertFalse(HTTPFields.sameName("X-É", "x-é"), "only ASCII letters fold, as in field names")
+        XCTAssertTrue(HTTPSyntax.namesEqual("Content-Type", "content-TYPE"))
+        XCTAssertFalse(HTTPSyntax.namesEqual("Content-Type", "Content-Typ"))
+        XCTAssertFalse(HTTPSyntax.namesEqual("X-É", "x-é"), "only ASCII letters fold, as in field names")
     }
 }

@@ -32,7 +32,7 @@ struct ParsedHead: Equatable, Sendable {
 
     /// Every value of a field, its name compared case-insensitively (ASCII, as field names are), in order.
     func values(of name: String) -> [String] {
-        fields.filter { $0.name.utf8.elementsEqual(name.utf8) { HTTPSyntax.lowercase($0) == HTTPSyntax.lowercase($1) } }.map(\.value)
+        fields.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
     }
 }
 
