@@ -25,11 +25,13 @@ public func fuzzResponseHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
         precondition(head.version.hasPrefix("HTTP/"))
         precondition(head.fields.count <= ResponseHeadParser.maximumFieldCount)
         precondition(consumed <= ResponseHeadParser.maximumSize)
-        let dictionary = head.headerDictionary
-        precondition(dictionary.count <= head.fields.count)
+        // What the transport hands on: the fields as HTTPFields, and their dictionary when asked.
+        let fields = HTTPFields(head.fields)
+        precondition(fields.dictionary.count <= head.fields.count)
         for field in head.fields {
             precondition(!field.name.isEmpty && !field.name.contains(":"))
             precondition(!head.values(of: field.name).isEmpty)
+            precondition(fields[field.name] != nil)
         }
     }
     return 0

@@ -16,7 +16,7 @@ shift || true
 
 # target name, fuzz file, then the library files it needs
 targets=(
-    "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
+    "response-head Fuzz/ResponseHeadFuzz.swift Sources/Courier/Transport/Curl/ResponseHeadParser.swift Sources/Courier/Response/HTTPFields.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
     "server-sent-events Fuzz/ServerSentEventsFuzz.swift Sources/Courier/Streaming/ServerSentEventParser.swift Sources/Courier/Streaming/ServerSentEvent.swift"
     "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift Sources/Courier/Support/HTTPSyntax.swift"
     "http-date Fuzz/HTTPDateFuzz.swift Sources/Courier/Cache/HTTPDate.swift"

@@ -10,6 +10,7 @@ Usage: hostile_server.py PORT  (binds 127.0.0.1 only). Each path is one misbehav
   /gzip-bomb        512 MB of zeros, gzip-compressed to about 500 KB
   /challenge        a well-formed 401 with WWW-Authenticate: Bearer and a JSON body (not hostile)
   /challenge-basic  the same with WWW-Authenticate: Basic, whose body Linux's URLSession loses
+  /echo-head        the request head as received, as a text body (not hostile)
   /ok               a normal 200, to check the server is up
 
 Every connection is served on its own thread and closed after one response; a client that
@@ -44,7 +45,7 @@ def read_head(connection):
         data += chunk
         if len(data) > 1 << 20:
             return None
-    return data.split(b"\r\n", 1)[0].decode("latin-1")
+    return data.split(b"\r\n\r\n", 1)[0].decode("latin-1")
 
 
 def send(connection, data):
@@ -53,11 +54,16 @@ def send(connection, data):
 
 def serve(connection):
     try:
-        request_line = read_head(connection)
-        if request_line is None:
+        head = read_head(connection)
+        if head is None:
             return
+        request_line = head.split("\r\n", 1)[0]
         path = request_line.split(" ")[1] if " " in request_line else "/"
-        if path == "/garbage-status":
+        if path == "/echo-head":
+            # The request's head as it came, line by line: what a client really sent.
+            body = head.encode("latin-1")
+            send(connection, b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+        elif path == "/garbage-status":
             send(connection, b"HELLO THERE, NOT HTTP\r\nContent-Length: 2\r\n\r\nhi")
         elif path == "/huge-header":
             send(connection, b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nX-Huge: " + b"a" * (8 << 20) + b"\r\n\r\nhi")

@@ -169,8 +169,8 @@ final class StepLogger: RequestQueueDelegate {
         log("did send \(request.url?.path ?? "")")
     }
 
-    func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
-        log("did receive \(response.statusCode) for \(response.url?.path ?? "")")
+    func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead) {
+        log("did receive \(head.status) for \(head.url.path)")
     }
 
     func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {

@@ -29,7 +29,14 @@ public protocol Authenticator: Sendable {
     /// delegates' `willSend`, for every attempt.
     func authenticate(_ request: inout URLRequest)
 
-    /// Whether a response means the credentials were refused. Default: status 401.
+    /// Whether a response means the credentials were refused.
+    ///
+    /// Default: asks the Courier 1 form, taking an `HTTPURLResponse`, whose default is status 401.
+    /// Implement this one rather than that, which needs an `HTTPURLResponse` made for it.
+    func isAuthenticationFailure(_ head: ResponseHead) -> Bool
+
+    /// The Courier 1 form of the check, taking an `HTTPURLResponse`: asked by the default of the
+    /// form taking a ``ResponseHead``. Default: status 401.
     func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool
 
     /// Gets new credentials. Called once at a time; a thrown error fails the requests waiting for it.
@@ -37,6 +44,10 @@ public protocol Authenticator: Sendable {
 }
 
 extension Authenticator {
+    public func isAuthenticationFailure(_ head: ResponseHead) -> Bool {
+        isAuthenticationFailure(head.httpURLResponse)
+    }
+
     public func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool {
         response.statusCode == 401
     }

@@ -17,19 +17,6 @@ final class CacheLayer: Transport {
     let cache: ResponseCache
     /// Background revalidations (`stale-while-revalidate`) by key: one at a time per key.
     private let revalidations = Locked<[String: any TransportTask]>([:])
-    /// Heads made for stored responses: Linux's HTTPURLResponse spends microseconds on its
-    /// header fields, more than the rest of a hit, so a response answering again reuses its head.
-    private let heads = Locked<[HeadKey: HTTPURLResponse]>([:])
-
-    private struct HeadKey: Hashable {
-        let url: String
-        let statusCode: Int
-        let requestTime: Double
-        let responseTime: Double
-        let secondaryKey: [String?]
-        let age: Int
-    }
-
     init(_ inner: any Transport, cache: ResponseCache) {
         self.inner = inner
         self.cache = cache
@@ -68,8 +55,8 @@ final class CacheLayer: Transport {
             revalidations.withLock { $0[key] = nil }
             guard case .success(let response) = result else { return }
             let responseTime = cache.clock()
-            if response.response.statusCode == 304 {
-                if let freshened = Revalidation.freshened(stored, with: response.headerFields,
+            if response.head.status == 304 {
+                if let freshened = Revalidation.freshened(stored, with: response.fieldDictionary,
                                                           requestTime: requestTime, responseTime: responseTime) {
                     cache.store(freshened)
                 }
@@ -88,18 +75,10 @@ final class CacheLayer: Transport {
     /// The head of a stored response answering a request for `url` when it is `age` seconds old:
     /// its stored fields with an `Age` field of that age in place of the origin's (RFC 9111 §5.1:
     /// a cache sends the age of what it answers with).
-    fileprivate func head(of stored: StoredResponse, for url: URL, age: Int) -> HTTPURLResponse {
-        let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
-                          responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
-        if let head = heads.withLock({ $0[key] }) { return head }
-        var fields = stored.headers.filter { $0.key.caseInsensitiveCompare("Age") != .orderedSame }
+    fileprivate func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
+        var fields = HTTPFields(stored.headers)
         fields["Age"] = String(age)
-        let head = HTTPURLResponse(url: url, statusCode: stored.statusCode, httpVersion: "HTTP/1.1", headerFields: fields)!
-        heads.withLock { heads in
-            if heads.count >= 256 { heads.removeAll(keepingCapacity: true) }
-            heads[key] = head
-        }
-        return head
+        return ResponseHead(status: stored.statusCode, headerFields: fields, url: url)
     }
 
     // MARK: - Storing
@@ -109,14 +88,14 @@ final class CacheLayer: Transport {
     fileprivate func store(_ response: TransportResponse, for request: TransportRequest, key: String,
                            requestTime: Double, responseTime: Double) {
         let requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
-        let headers = response.headerFields
+        let headers = response.fieldDictionary
         switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
-                                  statusCode: response.response.statusCode, responseHeaders: headers) {
+                                  statusCode: response.head.status, responseHeaders: headers) {
         case .store(let bindsCredentials):
             let vary = CacheHeaders.value("Vary", in: headers).map(Vary.init) ?? .fields([])
             guard let secondaryKey = vary.secondaryKey(for: requestHeaders) else { return }
             cache.store(StoredResponse(
-                url: key, statusCode: response.response.statusCode, headers: headers, body: response.body,
+                url: key, statusCode: response.head.status, headers: headers, body: response.body,
                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
                 credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil))
         case .doNotStore(.noStore) where CacheHeaders.cacheControl(in: headers).noStore:
@@ -132,7 +111,7 @@ final class CacheLayer: Transport {
         let method = request.urlRequest.httpMethod ?? "GET"
         guard !Invalidation.safeMethods.contains(method), let url = request.urlRequest.url else { return }
         for key in Invalidation.invalidatedKeys(method: method, requestURL: url,
-                                                statusCode: response.response.statusCode, responseHeaders: response.headerFields) {
+                                                statusCode: response.head.status, responseHeaders: response.fieldDictionary) {
             cache.remove(key)
         }
     }
@@ -226,10 +205,9 @@ private final class CacheTask: TransportTask {
     /// Answers the app's own conditional request with a `304` made from `stored`, without a body.
     private func answer(notModified stored: StoredResponse, _ freshness: CacheFreshness) {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        var fields = ConditionalRequest.notModifiedHeaders(of: stored)
+        var fields = HTTPFields(ConditionalRequest.notModifiedHeaders(of: stored))
         fields["Age"] = String(currentAge(of: stored))
-        let head = HTTPURLResponse(url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: fields)!
-        var response = TransportResponse(response: head, body: Data())
+        var response = TransportResponse(head: ResponseHead(status: 304, headerFields: fields, url: url), body: Data())
         response.source = .cache(freshness)
         finish(.success(response))
     }
@@ -244,7 +222,7 @@ private final class CacheTask: TransportTask {
     private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
         let head = layer.head(of: stored, for: url, age: currentAge(of: stored))
-        var response = TransportResponse(response: head, body: stored.body)
+        var response = TransportResponse(head: head, body: stored.body)
         response.source = .cache(freshness)
         return response
     }
@@ -288,9 +266,9 @@ private final class CacheTask: TransportTask {
         case .success(let received):
             response = received
         }
-        let status = response.response.statusCode
+        let status = response.head.status
         if let validating, status == 304 {
-            guard let freshened = Revalidation.freshened(validating, with: response.headerFields,
+            guard let freshened = Revalidation.freshened(validating, with: response.fieldDictionary,
                                                          requestTime: requestTime, responseTime: responseTime) else {
                 // The 304 speaks of another response than the one stored: ask again, without validators.
                 return send(key: key, fallback: fallback)
@@ -314,19 +292,8 @@ private final class CacheTask: TransportTask {
 }
 
 extension TransportResponse {
-    /// The response's header fields as strings (HTTPURLResponse keeps them as `[AnyHashable: Any]`).
-    var headerFields: [String: String] {
-        let all = response.allHeaderFields
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(all.count)
-        for (name, value) in all {
-            // Both are strings in practice; interpolating them costs a microsecond a response.
-            if let name = name.base as? String, let value = value as? String {
-                fields[name] = value
-            } else {
-                fields["\(name)"] = "\(value)"
-            }
-        }
-        return fields
+    /// The response's header fields as one dictionary, as the cache stores and reads them.
+    var fieldDictionary: [String: String] {
+        head.fieldDictionary
     }
 }

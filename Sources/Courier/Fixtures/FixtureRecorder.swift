@@ -51,7 +51,7 @@ final class FixtureRecorder: Transport {
                               + "\(Self.recordedStreamLimit) bytes and was not recorded")
             }
             do {
-                try record(transportRequest.urlRequest, TransportResponse(response: head, body: body))
+                try record(transportRequest.urlRequest, TransportResponse(head: head, body: body))
             } catch {
                 report("Courier: \(error)")
             }
@@ -70,12 +70,10 @@ final class FixtureRecorder: Transport {
 
     private func record(_ request: URLRequest, _ response: TransportResponse) throws {
         let match = FixtureMatch(request: request, body: nil)
-        var object: [String: Any] = ["method": match.method.rawValue, "path": match.path, "status": response.response.statusCode]
+        var object: [String: Any] = ["method": match.method.rawValue, "path": match.path, "status": response.head.status]
         if !match.query.isEmpty { object["query"] = match.query }
         var headers: [String: String] = [:]
-        for (name, value) in response.response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String,
-                  !Self.skippedHeaders.contains(name.lowercased()) else { continue }
+        for (name, value) in response.fieldDictionary where !Self.skippedHeaders.contains(name.lowercased()) {
             headers[name] = value
         }
         let base = fileName(for: match)
@@ -123,22 +121,27 @@ final class FixtureRecorder: Transport {
 /// ends after its head (nil for a body over the recording limit).
 private final class RecordingReceiver: TransportStreamReceiver {
     private struct Copy {
-        var head: HTTPURLResponse?
+        var head: ResponseHead?
         var body: Data? = Data()
     }
 
     private let receiver: any TransportStreamReceiver
     private let copy = Locked(Copy())
-    private let recorded: @Sendable (HTTPURLResponse, Data?) -> Void
+    private let recorded: @Sendable (ResponseHead, Data?) -> Void
 
-    init(receiver: any TransportStreamReceiver, recorded: @escaping @Sendable (HTTPURLResponse, Data?) -> Void) {
+    init(receiver: any TransportStreamReceiver, recorded: @escaping @Sendable (ResponseHead, Data?) -> Void) {
         self.receiver = receiver
         self.recorded = recorded
     }
 
     func transportDidReceive(_ response: HTTPURLResponse) {
-        copy.withLock { $0.head = response }
+        copy.withLock { $0.head = ResponseHead(response) }
         receiver.transportDidReceive(response)
+    }
+
+    func transportDidReceive(_ head: ResponseHead) {
+        copy.withLock { $0.head = head }
+        receiver.transportDidReceive(head)
     }
 
     func transportDidReceive(_ chunk: Data) -> TransportDemand {

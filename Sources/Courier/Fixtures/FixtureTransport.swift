@@ -221,9 +221,10 @@ private final class FixtureTask: TransportTask {
             return !state.ended
         }) else { return }
         completion(answer.map { fixture in
-            let response = HTTPURLResponse(url: request.url!, statusCode: fixture.status, httpVersion: "HTTP/1.1",
-                                           headerFields: fixture.headers.merging(["Content-Length": "\(fixture.body.count)"]) { old, _ in old })!
-            return TransportResponse(response: response, body: fixture.body)
+            var fields = HTTPFields(fixture.headers)
+            if !fields.contains("Content-Length") { fields.append("\(fixture.body.count)", for: "Content-Length") }
+            return TransportResponse(head: ResponseHead(status: fixture.status, headerFields: fields, url: request.url!),
+                                     body: fixture.body)
         })
     }
 

@@ -67,7 +67,7 @@ extension RequestQueue {
     ///   - headers: Header fields to send besides those of every event-stream connection. Default: none.
     ///   - priority: Each connection's place among waiting requests. Default: `.normal`.
     ///   - options: Reconnection and limits. Default: ``ServerSentEventOptions/init()``.
-    public func events(_ path: String, headers: [String: String] = [:], priority: RequestPriority = .normal,
+    public func events(_ path: String, headers: HTTPFields = [], priority: RequestPriority = .normal,
                        options: ServerSentEventOptions = ServerSentEventOptions()) -> ServerSentEventStream {
         events(Endpoint(.get, path, headers: headers, as: EmptyResponse.self), priority: priority, options: options)
     }

@@ -20,8 +20,8 @@ import FoundationNetworking
 ///     func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {
 ///         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
 ///     }
-///     func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
-///         print(response.statusCode, response.url?.absoluteString ?? "")
+///     func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead) {
+///         print(head.status, head.url.absoluteString)
 ///     }
 /// }
 /// ```
@@ -57,6 +57,13 @@ public protocol RequestQueueDelegate: Sendable {
 
     /// Called when an HTTP response arrives, whatever its status, before it is validated
     /// and made into the response type.
+    ///
+    /// Default: calls the Courier 1 form, taking an `HTTPURLResponse`, which does nothing by
+    /// default. Implement this one rather than that, which needs an `HTTPURLResponse` made for it.
+    func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead)
+
+    /// The Courier 1 form of the hook for an arriving response, taking an `HTTPURLResponse`:
+    /// called by the default of the form taking a ``ResponseHead``. Default: nothing.
     func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse)
 }
 
@@ -64,6 +71,9 @@ extension RequestQueueDelegate {
     public func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) {}
     public func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {}
     public func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {}
+    public func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead) {
+        requestQueue(queue, didReceive: head.httpURLResponse)
+    }
     public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {}
     public func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {}
     public func requestQueue(_ queue: RequestQueue, shouldRedirect request: URLRequest, to newRequest: URLRequest,

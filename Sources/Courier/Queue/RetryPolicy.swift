@@ -79,7 +79,7 @@ public struct RetryPolicy: Sendable {
         case .transport(let code):
             return urlErrorCodes.contains(code) ? delay : nil
         case .status(let response):
-            guard statusCodes.contains(response.statusCode) else { return nil }
+            guard statusCodes.contains(response.status) else { return nil }
             if honorsRetryAfter, let asked = Self.retryAfter(response) {
                 return asked <= maximumDelay ? asked : nil
             }
@@ -89,12 +89,12 @@ public struct RetryPolicy: Sendable {
 
     enum RetryableFailure {
         case transport(URLError.Code)
-        case status(HTTPURLResponse)
+        case status(ResponseHead)
     }
 
     /// The delay a `Retry-After` header asks for: delta-seconds or an HTTP date.
-    static func retryAfter(_ response: HTTPURLResponse, now: Date = Date()) -> TimeInterval? {
-        guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces) else {
+    static func retryAfter(_ response: ResponseHead, now: Date = Date()) -> TimeInterval? {
+        guard let value = response.headerFields["Retry-After"]?.trimmingCharacters(in: .whitespaces) else {
             return nil
         }
         if let seconds = Int(value), seconds >= 0 { return TimeInterval(seconds) }

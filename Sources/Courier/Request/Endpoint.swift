@@ -18,7 +18,7 @@ public struct Endpoint<ParametersType: Parameters, ResponseType: Decodable & Sen
     public var method: HTTPMethod
     public var path: String
     public var parameters: ParametersType
-    public var headers: [String: String]
+    public var headerFields: HTTPFields
     public var timeout: TimeInterval?
 
     /// A request of any method.
@@ -26,22 +26,22 @@ public struct Endpoint<ParametersType: Parameters, ResponseType: Decodable & Sen
     ///   - method: The method.
     ///   - path: The path, relative to the queue's base URL, or an absolute URL.
     ///   - parameters: The parameters, encoded by their type.
-    ///   - headers: Header fields to send. Default: none.
+    ///   - headers: Header fields to send, in order (a dictionary literal works). Default: none.
     ///   - timeout: The request's timeout in seconds. Default: `nil`, the queue's.
     ///   - type: The type the response decodes into.
-    public init(_ method: HTTPMethod, _ path: String, parameters: ParametersType, headers: [String: String] = [:],
+    public init(_ method: HTTPMethod, _ path: String, parameters: ParametersType, headers: HTTPFields = [],
                 timeout: TimeInterval? = nil, as type: ResponseType.Type = ResponseType.self) {
         self.method = method
         self.path = path
         self.parameters = parameters
-        self.headers = headers
+        self.headerFields = headers
         self.timeout = timeout
     }
 }
 
 extension Endpoint where ParametersType == EmptyParameters {
     /// A request without parameters.
-    public init(_ method: HTTPMethod, _ path: String, headers: [String: String] = [:], timeout: TimeInterval? = nil,
+    public init(_ method: HTTPMethod, _ path: String, headers: HTTPFields = [], timeout: TimeInterval? = nil,
                 as type: ResponseType.Type = ResponseType.self) {
         self.init(method, path, parameters: EmptyParameters(), headers: headers, timeout: timeout)
     }
@@ -49,47 +49,47 @@ extension Endpoint where ParametersType == EmptyParameters {
 
 extension Request {
     /// A `GET` of `path` whose response decodes into `type`: `.get("/posts", as: [Post].self)`.
-    public static func get<Value>(_ path: String, headers: [String: String] = [:], as type: Value.Type = Value.self) -> Self
+    public static func get<Value>(_ path: String, headers: HTTPFields = [], as type: Value.Type = Value.self) -> Self
     where Self == Endpoint<EmptyParameters, Value> {
         Endpoint(.get, path, headers: headers)
     }
 
     /// A `GET` of `path` with query parameters: `.get("/search", query: SearchQuery(text: "swift"), as: [Post].self)`.
-    public static func get<Query: QueryString, Value>(_ path: String, query: Query, headers: [String: String] = [:],
+    public static func get<Query: QueryString, Value>(_ path: String, query: Query, headers: HTTPFields = [],
                                                       as type: Value.Type = Value.self) -> Self
     where Self == Endpoint<Query, Value> {
         Endpoint(.get, path, parameters: query, headers: headers)
     }
 
     /// A `POST` of `body` to `path`: `.post("/posts", NewPost(title: "Hello"), as: Post.self)`.
-    public static func post<Body: Parameters, Value>(_ path: String, _ body: Body, headers: [String: String] = [:],
+    public static func post<Body: Parameters, Value>(_ path: String, _ body: Body, headers: HTTPFields = [],
                                                      as type: Value.Type = Value.self) -> Self
     where Self == Endpoint<Body, Value> {
         Endpoint(.post, path, parameters: body, headers: headers)
     }
 
     /// A `PUT` of `body` to `path`.
-    public static func put<Body: Parameters, Value>(_ path: String, _ body: Body, headers: [String: String] = [:],
+    public static func put<Body: Parameters, Value>(_ path: String, _ body: Body, headers: HTTPFields = [],
                                                     as type: Value.Type = Value.self) -> Self
     where Self == Endpoint<Body, Value> {
         Endpoint(.put, path, parameters: body, headers: headers)
     }
 
     /// A `PATCH` of `body` to `path`.
-    public static func patch<Body: Parameters, Value>(_ path: String, _ body: Body, headers: [String: String] = [:],
+    public static func patch<Body: Parameters, Value>(_ path: String, _ body: Body, headers: HTTPFields = [],
                                                       as type: Value.Type = Value.self) -> Self
     where Self == Endpoint<Body, Value> {
         Endpoint(.patch, path, parameters: body, headers: headers)
     }
 
     /// A `DELETE` of `path` whose response body does not matter (a `204`, say): `.delete("/posts/3")`.
-    public static func delete(_ path: String, headers: [String: String] = [:]) -> Self
+    public static func delete(_ path: String, headers: HTTPFields = []) -> Self
     where Self == Endpoint<EmptyParameters, EmptyResponse> {
         Endpoint(.delete, path, headers: headers)
     }
 
     /// A `DELETE` of `path` whose response decodes into `type`.
-    public static func delete<Value>(_ path: String, headers: [String: String] = [:], as type: Value.Type) -> Self
+    public static func delete<Value>(_ path: String, headers: HTTPFields = [], as type: Value.Type) -> Self
     where Self == Endpoint<EmptyParameters, Value> {
         Endpoint(.delete, path, headers: headers)
     }

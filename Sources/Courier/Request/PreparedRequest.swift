@@ -10,6 +10,9 @@ struct PreparedRequest: Sendable {
     var bodyFile: URL?
     /// Whether `bodyFile` is Courier's own temporary file, removed once the request ends.
     var bodyFileIsTemporary = false
+    /// The request's own header fields in order, repeated names apart
+    /// (``TransportRequest/headerFields``); `urlRequest` has them joined.
+    var headerFields: HTTPFields = []
 
     /// The body's size in bytes (0 without a body).
     var bodySize: Int64 {

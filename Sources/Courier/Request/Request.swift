@@ -52,9 +52,26 @@ public protocol Request: Sendable {
     /// The HTTP method. Default: ``HTTPMethod/get``.
     var method: HTTPMethod { get }
 
-    /// Headers to send, added after the session's own headers and before delegates run.
-    /// Default: none.
+    /// Headers to send, as a dictionary: the simple form of ``headerFields``, which sends them
+    /// sorted by name. Default: none.
     var headers: [String: String] { get }
+
+    /// Header fields to send, in this order, with repeated names as separate lines: added after
+    /// the session's own headers and before delegates run.
+    ///
+    /// ```swift
+    /// var headerFields: HTTPFields {
+    ///     var fields: HTTPFields = ["Accept": "application/json"]
+    ///     fields.append("en", for: "Accept-Language")
+    ///     fields.append("fr;q=0.5", for: "Accept-Language")
+    ///     return fields
+    /// }
+    /// ```
+    /// The curl transport sends each field as its own line; URLSession, which holds one value
+    /// per name, sends repeated values joined with `", "` (RFC 9110 §5.3 makes the two equal).
+    ///
+    /// Default: ``headers``, sorted by name.
+    var headerFields: HTTPFields { get }
 
     /// The longest time in seconds from sending the request to having its whole response;
     /// past it the request ends with ``RequestError/timedOut``. `nil` (the default) uses the
@@ -109,6 +126,7 @@ public protocol Request: Sendable {
 extension Request {
     public var queryParameters: (any QueryString)? { nil }
     public var headers: [String: String] { [:] }
+    public var headerFields: HTTPFields { HTTPFields(headers) }
     public var timeout: TimeInterval? { nil }
     public var cachePolicy: CachePolicy { .useProtocol }
     public var sharesIdenticalRequests: Bool { true }

@@ -76,15 +76,20 @@ struct URLRequestBuilder: Sendable {
             // Linux's URLSession labels an unlabelled body as a form, so always say what it is.
             prepared.urlRequest.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
         }
-        for (name, value) in request.headers.sorted(by: { $0.key < $1.key }) {
+        let fields = request.headerFields
+        for field in fields {
             do {
-                try HeaderValidator.validate(name: name, value: value)
+                try HeaderValidator.validate(name: field.name, value: field.value)
             } catch {
                 prepared.removeTemporaryFiles()
                 throw error
             }
-            prepared.urlRequest.setValue(value, forHTTPHeaderField: name)
         }
+        for field in fields {
+            // Each name once, its values joined as RFC 9110 §5.3 allows: all a URLRequest holds.
+            prepared.urlRequest.setValue(fields[field.name], forHTTPHeaderField: field.name)
+        }
+        prepared.headerFields = fields
         return prepared
     }
 

@@ -121,10 +121,17 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// spelling of their first field: for APIs that take `[String: String]`.
     public var dictionary: [String: String] {
         var dictionary: [String: String] = [:]
-        var seen: [String] = []
-        for field in fields where !seen.contains(where: { HTTPSyntax.namesEqual($0, field.name) }) {
-            seen.append(field.name)
-            dictionary[field.name] = self[field.name]
+        dictionary.reserveCapacity(fields.count)
+        // Each name's first spelling, by its lowercase form: one pass, however many fields.
+        var spelling: [String: String] = [:]
+        for field in fields {
+            let key = field.name.lowercased()
+            if let name = spelling[key] {
+                dictionary[name]! += (key == "cookie" ? "; " : ", ") + field.value
+            } else {
+                spelling[key] = field.name
+                dictionary[field.name] = field.value
+            }
         }
         return dictionary
     }

@@ -19,11 +19,19 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     public let url: URL
     private let fields: Fields
 
-    /// Where the fields are: a head of Courier's own holds them; one made from an
-    /// `HTTPURLResponse` reads them from it only when asked, so that making it costs nothing.
+    /// Where the fields are: a head of Courier's own holds them, with the `HTTPURLResponse` made
+    /// from them once asked for; one made from an `HTTPURLResponse` reads them from it only when
+    /// asked, so that making it costs nothing.
     private enum Fields: Sendable {
-        case own(HTTPFields)
+        case own(HTTPFields, FoundationResponse)
         case foundation(HTTPURLResponse)
+    }
+
+    /// The `HTTPURLResponse` of a head of Courier's own, made on the first request for it and
+    /// shared by the head's copies: a delegate, an authenticator and a Courier 1 response type
+    /// may each ask for it, and it costs as much to make as the rest of a response's handling.
+    private final class FoundationResponse: Sendable {
+        let made = Locked<HTTPURLResponse?>(nil)
     }
 
     /// Creates a head.
@@ -34,7 +42,7 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     public init(status: Int, headerFields: HTTPFields = [], url: URL) {
         self.status = status
         self.url = url
-        fields = .own(headerFields)
+        fields = .own(headerFields, FoundationResponse())
     }
 
     /// The head of a Foundation response. Its fields are sorted by name, since an
@@ -48,7 +56,7 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     /// The header fields, in order, with repeated names kept.
     public var headerFields: HTTPFields {
         switch fields {
-        case .own(let fields):
+        case .own(let fields, _):
             return fields
         case .foundation(let response):
             var fields: [HTTPField] = []
@@ -61,6 +69,28 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The fields as one dictionary (repeated names joined): what the cache stores. Read
+    /// straight from an `HTTPURLResponse`'s own dictionary when the head wraps one.
+    var fieldDictionary: [String: String] {
+        switch fields {
+        case .own(let fields, _):
+            return fields.dictionary
+        case .foundation(let response):
+            let all = response.allHeaderFields
+            var fields: [String: String] = [:]
+            fields.reserveCapacity(all.count)
+            for (name, value) in all {
+                // Both are strings in practice; interpolating them costs a microsecond a response.
+                if let name = name.base as? String, let value = value as? String {
+                    fields[name] = value
+                } else {
+                    fields["\(name)"] = "\(value)"
+                }
+            }
+            return fields
+        }
+    }
+
     /// Whether the status is a success: 200–299.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
@@ -68,11 +98,20 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     /// that take one. Made when asked for, since on Linux making one costs as much as the rest of
     /// a response's handling; a head made from an `HTTPURLResponse` returns that one.
     public var httpURLResponse: HTTPURLResponse {
-        if case .foundation(let response) = fields { return response }
-        // Status codes outside 100–599 are refused by the transports, so this cannot fail for a
-        // head the queue made; a user's out-of-range status gets the nearest valid one.
-        return HTTPURLResponse(url: url, statusCode: min(max(status, 100), 599), httpVersion: "HTTP/1.1",
-                               headerFields: headerFields.dictionary)!
+        switch fields {
+        case .foundation(let response):
+            return response
+        case .own(let headerFields, let foundation):
+            return foundation.made.withLock { made in
+                if let made { return made }
+                // A status outside 100–599 (a server's 999, a user's 0) gets the nearest one that
+                // Foundation accepts, so that this cannot fail; `status` keeps the real one.
+                let response = HTTPURLResponse(url: url, statusCode: min(max(status, 100), 599), httpVersion: "HTTP/1.1",
+                                               headerFields: headerFields.dictionary)!
+                made = response
+                return response
+            }
+        }
     }
 
     public var description: String {

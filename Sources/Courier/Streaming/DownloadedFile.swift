@@ -19,19 +19,27 @@ public struct DownloadedFile: Response {
     public let url: URL
     /// The last response head: `200` for a whole body, `206` for the rest of a resumed one, and
     /// `416` when the partial data already held the whole resource (nothing more was sent).
-    public let response: HTTPURLResponse
+    public let head: ResponseHead
     /// The file's size in bytes.
     public let size: Int64
     /// Where this transfer started in the file: 0 for a whole download, otherwise the size of the
     /// partial data it continued.
     public let resumedAt: Int64
 
+    /// ``head`` as a Foundation `HTTPURLResponse`, made when first asked for.
+    public var response: HTTPURLResponse { head.httpURLResponse }
+
     /// Creates a value describing a completed download.
-    public init(url: URL, response: HTTPURLResponse, size: Int64, resumedAt: Int64) {
+    public init(url: URL, head: ResponseHead, size: Int64, resumedAt: Int64) {
         self.url = url
-        self.response = response
+        self.head = head
         self.size = size
         self.resumedAt = resumedAt
+    }
+
+    /// Creates a value describing a completed download, from a Foundation response.
+    public init(url: URL, response: HTTPURLResponse, size: Int64, resumedAt: Int64) {
+        self.init(url: url, head: ResponseHead(response), size: size, resumedAt: resumedAt)
     }
 
     /// Always throws: a `DownloadedFile` is made only by ``RequestQueue/download(_:to:priority:options:)``,

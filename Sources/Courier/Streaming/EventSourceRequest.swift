@@ -19,12 +19,12 @@ struct EventSourceRequest<Inner: Request>: Request, RequestDelegate {
     var method: HTTPMethod { inner.method }
     var timeout: TimeInterval? { inner.timeout }
 
-    var headers: [String: String] {
-        var headers = inner.headers
-        headers["Accept"] = "text/event-stream"
-        headers["Cache-Control"] = "no-store"
-        if !lastEventID.isEmpty { headers["Last-Event-ID"] = lastEventID }
-        return headers
+    var headerFields: HTTPFields {
+        var fields = inner.headerFields
+        fields["Accept"] = "text/event-stream"
+        fields["Cache-Control"] = "no-store"
+        if !lastEventID.isEmpty { fields["Last-Event-ID"] = lastEventID }
+        return fields
     }
 
     func requestWillSend(_ urlRequest: inout URLRequest) {

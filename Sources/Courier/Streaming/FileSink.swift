@@ -42,7 +42,7 @@ final class FileSink: ResponseSink {
         var descriptor: Int32?
         /// Writes to `descriptor` (made once per descriptor; it does not close it).
         var handle: FileHandle?
-        var head: HTTPURLResponse?
+        var head: ResponseHead?
         var resumedAt: Int64 = 0
         /// The bytes in the data file.
         var size: Int64 = 0
@@ -98,18 +98,18 @@ final class FileSink: ResponseSink {
         }
     }
 
-    func accepts(_ head: HTTPURLResponse) -> Bool {
+    func accepts(_ head: ResponseHead) -> Bool {
         files.withLock { $0.plan }.action(for: head) != .reject
     }
 
-    func open(_ head: HTTPURLResponse, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError? {
+    func open(_ head: ResponseHead, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError? {
         files.withLock { files in
             guard !files.released, files.descriptor == nil, !control.withLock({ $0.ended }) else { return .cancelled }
             if let error = checkDestination() { return error }
             let offset: Int64
             switch files.plan.action(for: head) {
             case .reject:
-                return .validationFailed(head, body: ResponseData(Data()))
+                return .validationFailed(head.httpURLResponse, body: ResponseData(Data()))
             case .unusable(let reason):
                 if files.adopted { partial.removeUnlessLocked() }
                 files.adopted = false
@@ -209,7 +209,7 @@ final class FileSink: ResponseSink {
                     return .failure(fileError(.cannotMoveFile, "cannot move the download into place at \(destination.path): "
                                               + "\(Self.describe(errno)); the data is kept at \(partial.dataFile.path)"))
                 }
-                let file = DownloadedFile(url: destination, response: head, size: files.size, resumedAt: files.resumedAt)
+                let file = DownloadedFile(url: destination, head: head, size: files.size, resumedAt: files.resumedAt)
                 control.completed = file
                 return .success(file)
             }
@@ -316,7 +316,7 @@ final class FileSink: ResponseSink {
 
     /// The record that lets a later download continue this body; `nil` when it cannot be
     /// continued (a requested range, no strong validator, a content-coded body).
-    private func record(for head: HTTPURLResponse, plan: ResumePlan, url: URL?) -> PartialDownload.Record? {
+    private func record(for head: ResponseHead, plan: ResumePlan, url: URL?) -> PartialDownload.Record? {
         guard let url else { return nil }
         switch plan {
         case .requestedRange:
@@ -332,10 +332,10 @@ final class FileSink: ResponseSink {
 
     /// The file's size when complete, as the head announces it (the `Content-Length` of an
     /// uncoded body after the partial data it continues); `nil` when unknown.
-    private static func expectedSize(of head: HTTPURLResponse, resumedAt: Int64, discardsBody: Bool) -> Int64? {
+    private static func expectedSize(of head: ResponseHead, resumedAt: Int64, discardsBody: Bool) -> Int64? {
         if discardsBody { return resumedAt }
         guard ResumeValidator.isUncoded(head),
-              let length = head.value(forHTTPHeaderField: "Content-Length").flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) })
+              let length = head.headerFields["Content-Length"].flatMap({ Int64($0.trimmingCharacters(in: .whitespaces)) })
         else { return nil }
         return resumedAt + length
     }

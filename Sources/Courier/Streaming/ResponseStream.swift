@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let stream = queue.stream(LogTailRequest())
-/// let head = try await stream.response          // status and headers
+/// let head = try await stream.head              // status and header fields
 /// for try await line in stream.lines {          // or: for try await chunk in stream
 ///     print(line)
 /// }
@@ -50,8 +50,13 @@ public final class ResponseStream: AsyncSequence, Sendable {
     /// Throws what ended the request if it ended without one: a failure on the wire, a status
     /// outside 200–299 (``RequestError/validationFailed(_:body:)``, with the body), a timeout,
     /// a cancellation.
-    public var response: HTTPURLResponse {
+    public var head: ResponseHead {
         get async throws(RequestError) { try await channel.head() }
+    }
+
+    /// ``head`` as a Foundation `HTTPURLResponse`, made when first asked for.
+    public var response: HTTPURLResponse {
+        get async throws(RequestError) { try await channel.head().httpURLResponse }
     }
 
     /// Stops the request; reading then throws ``RequestError/cancelled``. The same as

@@ -62,9 +62,9 @@ enum ResumePlan: Hashable, Sendable {
     }
 
     /// What `head` means for the file under this plan.
-    func action(for head: HTTPURLResponse) -> Action {
-        let status = head.statusCode
-        let contentRange = head.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
+    func action(for head: ResponseHead) -> Action {
+        let status = head.status
+        let contentRange = head.headerFields["Content-Range"].flatMap(ContentRange.init)
         switch (status, self) {
         case (206, .requestedRange):
             return .writeFromStart
@@ -103,7 +103,7 @@ enum ResumePlan: Hashable, Sendable {
         }
     }
 
-    private static func describe(_ head: HTTPURLResponse) -> String {
-        "Content-Range: " + (head.value(forHTTPHeaderField: "Content-Range") ?? "none")
+    private static func describe(_ head: ResponseHead) -> String {
+        "Content-Range: " + (head.headerFields["Content-Range"] ?? "none")
     }
 }

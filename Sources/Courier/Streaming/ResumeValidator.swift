@@ -29,13 +29,13 @@ enum ResumeValidator: Hashable, Sendable {
     ///
     /// An entity tag without the quotes the grammar asks for (httpbin sends `range1024`) is still
     /// used, byte for byte: the server compares it with its own.
-    static func of(_ head: HTTPURLResponse) -> ResumeValidator? {
+    static func of(_ head: ResponseHead) -> ResumeValidator? {
         guard isUncoded(head) else { return nil }
-        if let tag = head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces) {
+        if let tag = head.headerFields["ETag"]?.trimmingCharacters(in: .whitespaces) {
             if !tag.isEmpty, !tag.hasPrefix("W/"), isSafe(tag) { return .entityTag(tag) }
         }
-        if let modified = head.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces),
-           let sent = head.value(forHTTPHeaderField: "Date"), isSafe(modified),
+        if let modified = head.headerFields["Last-Modified"]?.trimmingCharacters(in: .whitespaces),
+           let sent = head.headerFields["Date"], isSafe(modified),
            let modifiedAt = httpDate(modified), let sentAt = httpDate(sent), sentAt.timeIntervalSince(modifiedAt) >= 60 {
             return .lastModified(modified)
         }
@@ -43,8 +43,8 @@ enum ResumeValidator: Hashable, Sendable {
     }
 
     /// Whether the body comes as the resource is (no `Content-Encoding` but `identity`).
-    static func isUncoded(_ head: HTTPURLResponse) -> Bool {
-        let coding = head.value(forHTTPHeaderField: "Content-Encoding")?.trimmingCharacters(in: .whitespaces).lowercased()
+    static func isUncoded(_ head: ResponseHead) -> Bool {
+        let coding = head.headerFields["Content-Encoding"]?.trimmingCharacters(in: .whitespaces).lowercased()
         return coding == nil || coding == "" || coding == "identity"
     }
 

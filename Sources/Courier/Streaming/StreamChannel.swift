@@ -11,7 +11,7 @@ import FoundationNetworking
 final class StreamChannel: ResponseSink {
     private struct State {
         var buffer: StreamBuffer
-        var head: HTTPURLResponse?
+        var head: ResponseHead?
         /// The error the request ended with before its head arrived.
         var failure: RequestError?
         /// Consumers waiting for the body, and for the head: told apart so that the head does not
@@ -51,11 +51,11 @@ final class StreamChannel: ResponseSink {
 
     // MARK: - The transport's side (ResponseSink)
 
-    func accepts(_ head: HTTPURLResponse) -> Bool {
-        (200..<300).contains(head.statusCode)
+    func accepts(_ head: ResponseHead) -> Bool {
+        head.isSuccess
     }
 
-    func open(_ head: HTTPURLResponse, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError? {
+    func open(_ head: ResponseHead, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError? {
         let waiters = state.withLock { state in
             state.head = head
             state.resumeTransfer = resumeTransfer
@@ -82,7 +82,7 @@ final class StreamChannel: ResponseSink {
             state.buffer.finish(error)
             let result: AnyResult
             if let head = state.head, case .some(let ending) = state.buffer.end {
-                result = .success(StreamedResponse(response: head, bytesReceived: state.buffer.received, endedWith: ending))
+                result = .success(StreamedResponse(head: head, bytesReceived: state.buffer.received, endedWith: ending))
             } else {
                 result = .failure(error ?? .cancelled)
             }
@@ -98,7 +98,7 @@ final class StreamChannel: ResponseSink {
             guard let head = state.head else { return result }
             // The first end stands: a stream that overflowed and was then cancelled failed.
             let ending = state.buffer.end ?? error
-            return .success(StreamedResponse(response: head, bytesReceived: state.buffer.received, endedWith: ending))
+            return .success(StreamedResponse(head: head, bytesReceived: state.buffer.received, endedWith: ending))
         }
     }
 
@@ -117,9 +117,9 @@ final class StreamChannel: ResponseSink {
     // MARK: - The consumer's side
 
     /// The response head, once it is accepted; throws how the request ended if it ended without one.
-    func head() async throws(RequestError) -> HTTPURLResponse {
+    func head() async throws(RequestError) -> ResponseHead {
         while true {
-            let (step, version) = state.withLock { state -> (Result<HTTPURLResponse, RequestError>?, UInt64) in
+            let (step, version) = state.withLock { state -> (Result<ResponseHead, RequestError>?, UInt64) in
                 if let head = state.head { return (.success(head), state.version) }
                 if let failure = state.failure { return (.failure(failure), state.version) }
                 return (nil, state.version)

@@ -45,31 +45,39 @@ public struct StreamedResponse: Response {
     }
 
     /// The response head the body came with.
-    public let response: HTTPURLResponse
+    public let head: ResponseHead
     /// The body's bytes that arrived (decoded from any `Content-Encoding`).
     public let bytesReceived: Int64
     /// How the body ended.
     public let ending: Ending
 
+    /// The head as a Foundation `HTTPURLResponse`, made when first asked for.
+    public var response: HTTPURLResponse { head.httpURLResponse }
+
     /// Creates an outcome.
-    public init(response: HTTPURLResponse, bytesReceived: Int64, ending: Ending) {
-        self.response = response
+    public init(head: ResponseHead, bytesReceived: Int64, ending: Ending) {
+        self.head = head
         self.bytesReceived = bytesReceived
         self.ending = ending
     }
 
-    /// A finished outcome for a whole body; how fixtures and transports without streaming deliver one.
-    public init(body: ResponseData, head: ResponseHead) {
-        self.init(response: head.httpURLResponse, bytesReceived: Int64(body.data.count), ending: .finished)
+    /// Creates an outcome from a Foundation response.
+    public init(response: HTTPURLResponse, bytesReceived: Int64, ending: Ending) {
+        self.init(head: ResponseHead(response), bytesReceived: bytesReceived, ending: ending)
     }
 
-    init(response: HTTPURLResponse, bytesReceived: Int64, endedWith error: RequestError?) {
+    /// A finished outcome for a whole body; how fixtures and transports without streaming deliver one.
+    public init(body: ResponseData, head: ResponseHead) {
+        self.init(head: head, bytesReceived: Int64(body.data.count), ending: .finished)
+    }
+
+    init(head: ResponseHead, bytesReceived: Int64, endedWith error: RequestError?) {
         let ending: Ending = switch error {
         case nil: .finished
         case .cancelled?: .cancelled
         case let error?: .failed(error)
         }
-        self.init(response: response, bytesReceived: bytesReceived, ending: ending)
+        self.init(head: head, bytesReceived: bytesReceived, ending: ending)
     }
 }
 

@@ -27,11 +27,11 @@ enum Redirects {
     static let alwaysSensitive: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
     /// The next request, or `nil` when `response` is not a redirect that can be followed.
-    static func request(following response: HTTPURLResponse, from request: URLRequest,
+    static func request(following response: ResponseHead, from request: URLRequest,
                         sensitiveHeaders: Set<String>) -> URLRequest? {
-        let status = response.statusCode
+        let status = response.status
         guard [301, 302, 303, 307, 308].contains(status),
-              let location = response.value(forHTTPHeaderField: "Location"),
+              let location = response.headerFields["Location"],
               let current = request.url,
               let target = URL(string: location, relativeTo: current)?.absoluteURL,
               let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"

@@ -107,6 +107,13 @@ public struct TransportRequest: Sendable {
     /// `Content-Length`, never reading it whole into memory.
     public var bodyFile: URL?
 
+    /// The request's own header fields (``Request/headerFields``) in the order it gave them,
+    /// repeated names apart, where `urlRequest` holds each name once with its values joined. A
+    /// transport that can send several lines of one name sends these lines for a name while
+    /// `urlRequest`'s value is still their join (a delegate may have changed it since); one that
+    /// cannot, as URLSession cannot, sends `urlRequest` as it is. Default: none.
+    public var headerFields: HTTPFields
+
     /// What the queue's own layers (shared transfers, the cache) know of the request;
     /// transports never read it.
     var context = TransportContext()
@@ -115,26 +122,44 @@ public struct TransportRequest: Sendable {
     /// - Parameters:
     ///   - urlRequest: What goes on the wire.
     ///   - bodyFile: The file the body streams from, if any. Default: `nil`.
-    public init(urlRequest: URLRequest, bodyFile: URL? = nil) {
+    ///   - headerFields: The request's own fields in order, repeated names apart. Default: none.
+    public init(urlRequest: URLRequest, bodyFile: URL? = nil, headerFields: HTTPFields = []) {
         self.urlRequest = urlRequest
         self.bodyFile = bodyFile
+        self.headerFields = headerFields
     }
 }
 
 /// A complete HTTP response, as a ``Transport`` hands it back.
+///
+/// A transport that parses heads itself makes it with ``init(head:body:)``, which spares the
+/// queue an `HTTPURLResponse` (costly on Linux) unless user code asks for one; one built on
+/// URLSession passes the `HTTPURLResponse` it has with ``init(response:body:)``.
 public struct TransportResponse: Sendable {
-    /// The status line and headers.
-    public var response: HTTPURLResponse
+    /// The status line and header fields, with the URL answered.
+    public var head: ResponseHead
     /// The whole body, decoded from any `Content-Encoding` the transport asked for.
     public var body: Data
 
     /// Where the response came from: the network unless the queue's cache answered.
     var source = ResponseSource.network
 
-    /// Creates a response.
-    public init(response: HTTPURLResponse, body: Data) {
-        self.response = response
+    /// Creates a response from its head.
+    public init(head: ResponseHead, body: Data) {
+        self.head = head
         self.body = body
+    }
+
+    /// Creates a response from a Foundation response.
+    public init(response: HTTPURLResponse, body: Data) {
+        self.init(head: ResponseHead(response), body: body)
+    }
+
+    /// The head as a Foundation `HTTPURLResponse` (``ResponseHead/httpURLResponse``), made when
+    /// first asked for; setting it replaces ``head``.
+    public var response: HTTPURLResponse {
+        get { head.httpURLResponse }
+        set { head = ResponseHead(newValue) }
     }
 }
 
@@ -148,9 +173,19 @@ public enum TransportDemand: Sendable, Hashable {
 
 /// Receives a streamed response from a ``Transport`` (see
 /// ``Transport/makeStreamingTask(for:receiver:)``).
+///
+/// A transport hands the head over once, in either form: as a ``ResponseHead`` (Courier's
+/// transports), or as the `HTTPURLResponse` it has (one built on URLSession).
 public protocol TransportStreamReceiver: AnyObject, Sendable {
     /// The response head: status and headers. Called at most once, before any chunk.
     func transportDidReceive(_ response: HTTPURLResponse)
+
+    /// The response head, as a ``ResponseHead``: what a transport that parses heads itself calls
+    /// instead of `transportDidReceive(_:)` with an `HTTPURLResponse`. Called at most once, before
+    /// any chunk.
+    ///
+    /// Default: makes the head's `HTTPURLResponse` and passes it on.
+    func transportDidReceive(_ head: ResponseHead)
 
     /// The next chunk of the body, in order. Returns whether the transport may deliver more now.
     func transportDidReceive(_ chunk: Data) -> TransportDemand
@@ -160,12 +195,18 @@ public protocol TransportStreamReceiver: AnyObject, Sendable {
     func transportDidComplete(_ error: RequestError?)
 }
 
+extension TransportStreamReceiver {
+    public func transportDidReceive(_ head: ResponseHead) {
+        transportDidReceive(head.httpURLResponse)
+    }
+}
+
 extension Transport {
     public func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
         makeTask(for: request) { result in
             switch result {
             case .success(let response):
-                receiver.transportDidReceive(response.response)
+                receiver.transportDidReceive(response.head)
                 if !response.body.isEmpty { _ = receiver.transportDidReceive(response.body) }
                 receiver.transportDidComplete(nil)
             case .failure(let error):

@@ -41,7 +41,8 @@ final class AppConditionalRequestTests: XCTestCase {
         XCTAssertEqual(reply.status, 304)
         XCTAssertEqual(reply.value, "")
         XCTAssertEqual(reply.source, .cache(.fresh))
-        XCTAssertEqual(reply.headerFields.map { $0.name.lowercased() }, ["age", "cache-control", "date", "etag"])
+        XCTAssertEqual(reply.headerFields.map { $0.name.lowercased() }, ["cache-control", "date", "etag", "age"],
+                       "the stored fields by name (the store keeps no order), then the cache's Age")
         XCTAssertEqual(reply.headerFields["ETag"], "\"e1\"")
         XCTAssertEqual(reply.headerFields["Age"], "5")
         XCTAssertEqual(transport.started.count, 1)

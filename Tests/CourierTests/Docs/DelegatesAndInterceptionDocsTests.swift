@@ -28,8 +28,8 @@ enum DelegatesDocs {
             request.setValue("docs/1.0", forHTTPHeaderField: "User-Agent")
         }
 
-        func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
-            print(response.statusCode, response.url?.absoluteString ?? "")
+        func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead) {
+            print(head.status, head.url.absoluteString)
         }
 
         func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
@@ -113,6 +113,7 @@ final class DelegatesAndInterceptionDocsTests: XCTestCase {
         init(log: Recorder<String>) { self.log = log }
         func requestQueue(_ queue: RequestQueue, willSend request: inout URLRequest) { log.append("queue.willSend") }
         func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) { log.append("queue.didSend") }
+        // The Courier 1 form, taking an HTTPURLResponse: still called, in the same place.
         func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) { log.append("queue.didReceive \(response.statusCode)") }
         func requestQueue(_ queue: RequestQueue, willRetry request: URLRequest, attempt: Int, after error: RequestError) {
             log.append("queue.willRetry \(attempt)")

@@ -53,13 +53,13 @@ final class StreamingDocsTests: XCTestCase {
         queue.addObserver(for: stream.id) { (result: Result<StreamedResponse, RequestError>) in
             switch result {
             case .success(let outcome):                  // it had a head: finished, failed or cancelled
-                print(outcome.response.statusCode, outcome.bytesReceived, outcome.ending)
+                print(outcome.head.status, outcome.bytesReceived, outcome.ending)
             case .failure(let error):                    // it never had one
                 print(error)
             }
             observed.fulfill()
         }
-        let head = try await stream.response            // status and headers, once accepted
+        let head = try await stream.head                // status and header fields, once accepted
         for try await line in stream.lines {            // or `for try await chunk in stream`
             print(line)
         }
@@ -67,7 +67,7 @@ final class StreamingDocsTests: XCTestCase {
 
         // The observer runs on the callback queue while the lines are read: its line may come
         // anywhere among them.
-        XCTAssertEqual(head.statusCode, 200)
+        XCTAssertEqual(head.status, 200)
         XCTAssertEqual(printed.all.filter { $0 != "200 33 finished" }, ["started", "listening on :8080", "ready"])
         XCTAssertEqual(printed.all.filter { $0 == "200 33 finished" }.count, 1)
     }

@@ -7,9 +7,8 @@ import XCTest
 
 /// How the queue follows redirects: headers across origins, methods and bodies, limits.
 final class RedirectTests: XCTestCase {
-    private func response(_ status: Int, location: String?, from url: String = "https://a.example.com/start") -> HTTPURLResponse {
-        HTTPURLResponse(url: URL(string: url)!, statusCode: status, httpVersion: "HTTP/1.1",
-                        headerFields: location.map { ["Location": $0] } ?? [:])!
+    private func response(_ status: Int, location: String?, from url: String = "https://a.example.com/start") -> ResponseHead {
+        ResponseHead(status: status, headerFields: location.map { ["Location": $0] } ?? [], url: URL(string: url)!)
     }
 
     private func request(_ method: String = "GET", body: String? = nil) -> URLRequest {

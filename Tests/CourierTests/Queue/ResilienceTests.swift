@@ -63,14 +63,12 @@ final class ResilienceTests: XCTestCase {
 
     func testRetryAfterSetsTheDelay() {
         let policy = RetryPolicy(maximumDelay: 10)
-        let asked = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil,
-                                    headerFields: ["Retry-After": "7"])!
+        let asked = ResponseHead(status: 503, headerFields: ["Retry-After": "7"], url: URL(string: "https://x")!)
         XCTAssertEqual(policy.delay(after: 1, method: "GET", failure: .status(asked)), 7)
-        let tooLong = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 429, httpVersion: nil,
-                                      headerFields: ["Retry-After": "120"])!
+        let tooLong = ResponseHead(status: 429, headerFields: ["Retry-After": "120"], url: URL(string: "https://x")!)
         XCTAssertNil(policy.delay(after: 1, method: "GET", failure: .status(tooLong)))
-        let date = HTTPURLResponse(url: URL(string: "https://x")!, statusCode: 503, httpVersion: nil,
-                                   headerFields: ["Retry-After": "Wed, 21 Oct 2015 07:28:05 GMT"])!
+        let date = ResponseHead(status: 503, headerFields: ["Retry-After": "Wed, 21 Oct 2015 07:28:05 GMT"],
+                                url: URL(string: "https://x")!)
         let now = DateComponents(calendar: Calendar(identifier: .gregorian), timeZone: TimeZone(identifier: "GMT"),
                                  year: 2015, month: 10, day: 21, hour: 7, minute: 28, second: 0).date!
         XCTAssertEqual(RetryPolicy.retryAfter(date, now: now), 5)
@@ -135,6 +133,49 @@ final class ResilienceTests: XCTestCase {
         XCTAssertEqual(authenticator.refreshCount, 1)
         XCTAssertEqual(successes.withLock { $0 }, 20)
         XCTAssertEqual(transport.started.count, 40)
+    }
+
+    func testAnAuthenticatorDecidesWhatARefusalIsFromTheHeadOrTheCourier1Response() throws {
+        // Given a server that refuses stale tokens with 403 and X-Token-Expired, and two
+        // authenticators that know it: one reading the head, one written for Courier 1
+        struct HeadReader: Authenticator {
+            let tokens: TokenAuthenticator
+            func authenticate(_ request: inout URLRequest) { tokens.authenticate(&request) }
+            func isAuthenticationFailure(_ head: ResponseHead) -> Bool {
+                head.status == 403 && head.headerFields["x-token-expired"] == "true"
+            }
+            func refresh() async throws { try await tokens.refresh() }
+        }
+        struct Courier1Reader: Authenticator {
+            let tokens: TokenAuthenticator
+            func authenticate(_ request: inout URLRequest) { tokens.authenticate(&request) }
+            func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool {
+                response.statusCode == 403 && response.value(forHTTPHeaderField: "X-Token-Expired") == "true"
+            }
+            func refresh() async throws { try await tokens.refresh() }
+        }
+        let tokens = [TokenAuthenticator(token: "stale", refreshed: "fresh"), TokenAuthenticator(token: "stale", refreshed: "fresh")]
+        let authenticators: [any Authenticator] = [HeadReader(tokens: tokens[0]), Courier1Reader(tokens: tokens[1])]
+        for (authenticator, tokens) in zip(authenticators, tokens) {
+            let transport = StubTransport { request in
+                request.value(forHTTPHeaderField: "Authorization") == "Bearer fresh"
+                    ? .json(#"{"message":"welcome"}"#) : .status(403, headers: ["X-Token-Expired": "true"])
+            }
+            let queue = queue(transport) { $0.authenticator = authenticator }
+
+            // When a request is refused that way
+            let results = Recorder<Result<Greeting, RequestError>>()
+            let done = expectation(description: "result")
+            queue.addObserver(for: queue.add(PathRequest<Greeting>("/me"))) { (result: Result<Greeting, RequestError>) in
+                results.append(result)
+                done.fulfill()
+            }
+            wait(for: [done], timeout: 30)
+
+            // Then each refreshed once and the request succeeded on its second try
+            XCTAssertEqual(try results.all.first?.get(), Greeting(message: "welcome"), "\(type(of: authenticator))")
+            XCTAssertEqual(tokens.refreshCount, 1, "\(type(of: authenticator))")
+        }
     }
 
     func testFailedRefreshFailsEveryWaitingRequest() throws {

@@ -78,7 +78,7 @@ final class EndpointTests: XCTestCase {
         XCTAssertEqual(try queue.curlCommand(for: purge),
                        "curl -X PURGE 'https://api.example.com/v1/cache/posts' -H 'X-Reason: deploy'")
         XCTAssertEqual(purge.timeout, 5)
-        XCTAssertEqual(Endpoint<EmptyParameters, [Post]>.get("/posts", headers: ["Accept": "application/json"]).headers,
+        XCTAssertEqual(Endpoint<EmptyParameters, [Post]>.get("/posts", headers: ["Accept": "application/json"]).headerFields,
                        ["Accept": "application/json"])
     }
 }

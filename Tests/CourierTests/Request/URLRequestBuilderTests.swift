@@ -86,6 +86,42 @@ final class URLRequestBuilderTests: XCTestCase {
         XCTAssertEqual(try builder.prepare(PathRequest<EmptyResponse>("/x")).urlRequest.timeoutInterval, 30)
     }
 
+    func testRepeatedFieldsAreJoinedInTheURLRequestAndKeptApartBeside() throws {
+        // Given a request with a name given twice, apart, and a dictionary-style one
+        struct Languages: Request {
+            typealias ResponseType = EmptyResponse
+            var path: String { "/x" }
+            var headerFields: HTTPFields {
+                [HTTPField(name: "Accept-Language", value: "en"), HTTPField(name: "Accept", value: "*/*"),
+                 HTTPField(name: "accept-language", value: "fr;q=0.5")]
+            }
+        }
+
+        // When it is prepared
+        let prepared = try builder.prepare(Languages())
+
+        // Then the URLRequest holds the name once, its values joined; the fields in order go beside
+        XCTAssertEqual(prepared.urlRequest.value(forHTTPHeaderField: "Accept-Language"), "en, fr;q=0.5")
+        XCTAssertEqual(prepared.headerFields.map(\.description), ["Accept-Language: en", "Accept: */*", "accept-language: fr;q=0.5"])
+        XCTAssertEqual(try builder.prepare(PathRequest<EmptyResponse>("/x", headers: ["B": "2", "A": "1"])).headerFields.map(\.name),
+                       ["A", "B"], "a dictionary's fields are sorted by name")
+    }
+
+    func testABadValueInAnyRepeatedFieldIsRefused() {
+        // Given a request whose second line of a name smuggles a line break
+        struct Smuggler: Request {
+            typealias ResponseType = EmptyResponse
+            var path: String { "/x" }
+            var headerFields: HTTPFields { [HTTPField(name: "X-Tag", value: "a"), HTTPField(name: "X-Tag", value: "b\r\nHost: evil")] }
+        }
+
+        // Then it is refused before anything is sent, naming the field
+        XCTAssertThrowsError(try builder.prepare(Smuggler())) { error in
+            guard case RequestError.invalidHeader(let name, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(name, "X-Tag")
+        }
+    }
+
     func testBodyGoesInTheBodyWithItsContentType() throws {
         let prepared = try builder.prepare(BodyRequest<TextBody, EmptyResponse>(parameters: TextBody(text: "hi"), path: "/notes"))
         XCTAssertEqual(prepared.urlRequest.httpBody, Data("hi".utf8))

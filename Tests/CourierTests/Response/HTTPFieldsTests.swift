@@ -56,6 +56,8 @@ final class HTTPFieldsTests: XCTestCase {
         let fields: HTTPFields = [HTTPField(name: "Link", value: "<a>"), HTTPField(name: "LINK", value: "<b>"),
                                   HTTPField(name: "ETag", value: "\"x\"")]
         XCTAssertEqual(fields.dictionary, ["Link": "<a>, <b>", "ETag": "\"x\""])
+        let cookies: HTTPFields = [HTTPField(name: "Cookie", value: "a=1"), HTTPField(name: "cookie", value: "b=2")]
+        XCTAssertEqual(cookies.dictionary, ["Cookie": "a=1; b=2"], "cookies join with semicolons")
         XCTAssertEqual(HTTPFields(["b": "2", "a": "1"]).map(\.name), ["a", "b"], "a dictionary has no order: sorted by name")
     }
 

@@ -44,6 +44,29 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertFalse(head.isSuccess)
     }
 
+    func testTheHTTPURLResponseIsMadeOnceAndSharedByTheHeadsCopies() {
+        // Given a head of Courier's own and a copy of it
+        let head = ResponseHead(status: 200, headerFields: ["A": "1"], url: url)
+        let copy = head
+
+        // When each is asked for its HTTPURLResponse, twice
+        let first = head.httpURLResponse
+
+        // Then it is one object: made once (it is costly on Linux), whoever asks
+        XCTAssertTrue(head.httpURLResponse === first)
+        XCTAssertTrue(copy.httpURLResponse === first)
+    }
+
+    func testAStatusFoundationRefusesStillMakesAnHTTPURLResponse() {
+        // Given heads whose status Foundation does not take (a server's 999, a user's 0)
+        let high = ResponseHead(status: 999, url: url), low = ResponseHead(status: 0, url: url)
+
+        // Then the HTTPURLResponse gets the nearest it takes, and the head keeps the real one
+        XCTAssertEqual(high.httpURLResponse.statusCode, 599)
+        XCTAssertEqual(low.httpURLResponse.statusCode, 100)
+        XCTAssertEqual(high.status, 999)
+    }
+
     func testHeadsAreEqualByStatusFieldsAndURL() throws {
         let http = try XCTUnwrap(HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["A": "1"]))
         XCTAssertEqual(ResponseHead(http), ResponseHead(status: 200, headerFields: ["A": "1"], url: url))

@@ -10,8 +10,8 @@ import XCTest
 final class DownloadResumePlanTests: XCTestCase {
     private let url = URL(string: "https://files.example.com/big.iso")!
 
-    private func head(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
-        HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    private func head(_ status: Int, _ headers: [String: String] = [:]) -> ResponseHead {
+        ResponseHead(status: status, headerFields: HTTPFields(headers), url: url)
     }
 
     // MARK: - Content-Range

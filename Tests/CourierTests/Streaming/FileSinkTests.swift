@@ -424,8 +424,8 @@ final class FileSinkTests: DownloadTestCase {
 
     // MARK: - The sink on its own: ends that race
 
-    private func head(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
-        HTTPURLResponse(url: URL(string: source)!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    private func head(_ status: Int, _ headers: [String: String] = [:]) -> ResponseHead {
+        ResponseHead(status: status, headerFields: HTTPFields(headers), url: URL(string: source)!)
     }
 
     func testACancellationAfterTheFileIsInPlaceLeavesTheDownloadComplete() throws {

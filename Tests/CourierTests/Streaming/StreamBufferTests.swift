@@ -112,15 +112,14 @@ final class StreamBufferTests: XCTestCase {
 
 /// The invariants of `StreamGate`: a streamed attempt's way from head to sink.
 final class StreamGateTests: XCTestCase {
-    private let head = HTTPURLResponse(url: URL(string: "https://example.com")!, statusCode: 200, httpVersion: "HTTP/1.1",
-                                       headerFields: [:])!
+    private let head = ResponseHead(status: 200, url: URL(string: "https://example.com")!)
 
     private func describe(_ end: StreamGate.EndStep?) -> String {
         switch end {
         case nil: "none"
         case .waitForDecision?: "wait"
         case .failed(let error)?: "failed \(error)"
-        case .response(let head, let body)?: "response \(head.statusCode) \(String(decoding: body, as: UTF8.self))"
+        case .response(let head, let body)?: "response \(head.status) \(String(decoding: body, as: UTF8.self))"
         case .streamEnded(nil)?: "stream ended"
         case .streamEnded(let error?)?: "stream ended \(error)"
         case .released?: "released"

@@ -42,7 +42,8 @@ extension RequestQueue {
 
     /// The transport's task for an attempt: buffered, or streamed into the request's sink.
     private func makeTask(for attempt: Attempt, slot: Once) -> any TransportTask {
-        var request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile)
+        var request = TransportRequest(urlRequest: attempt.current.urlRequest, bodyFile: attempt.current.bodyFile,
+                                       headerFields: attempt.current.headerFields)
         request.context.cachePolicy = attempt.box.cachePolicy
         request.context.sharesTransfer = configuration.sharesIdenticalRequests && attempt.box.sharesIdenticalRequests
         if attempt.box.showsCachedFirst && attempt.number == 1 && attempt.redirects == 0 {
@@ -78,13 +79,13 @@ extension RequestQueue {
             // A body the cache answered with was not received (a 304's was empty).
             let received = response?.source == .network ? response?.body.count ?? 0 : 0
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
-                                 statusCode: response?.response.statusCode, source: response?.source,
+                                 statusCode: response?.head.status, source: response?.source,
                                  redirected: attempt.redirects > 0)
             return state.isActive(attempt.id)
         }
         guard active else { return releaseAndStartNext(slot) }
         if let response {
-            switch redirect(attempt, after: response.response) {
+            switch redirect(attempt, after: response.head) {
             case .follow(let hop): return launch(hop, slot: slot)
             case .tooMany(let count):
                 releaseAndStartNext(slot)
@@ -102,7 +103,7 @@ extension RequestQueue {
         case tooMany(Int)
     }
 
-    private func redirect(_ attempt: Attempt, after response: HTTPURLResponse) -> RedirectStep {
+    private func redirect(_ attempt: Attempt, after response: ResponseHead) -> RedirectStep {
         guard case .follow(let maximum) = attempt.box.redirectPolicy ?? configuration.redirectPolicy,
               var next = Redirects.request(following: response, from: attempt.current.urlRequest,
                                            sensitiveHeaders: configuration.sensitiveHeaders)
@@ -110,13 +111,13 @@ extension RequestQueue {
         guard attempt.redirects < maximum else { return .tooMany(attempt.redirects + 1) }
         if let delegate {
             guard let allowed = delegate.requestQueue(self, shouldRedirect: attempt.current.urlRequest,
-                                                      to: next, response: response) else { return .none }
+                                                      to: next, response: response.httpURLResponse) else { return .none }
             next = allowed
         }
         var hop = attempt
         hop.redirects += 1
         hop.current.urlRequest = next
-        if Redirects.dropsBody(status: response.statusCode, method: attempt.current.urlRequest.httpMethod) {
+        if Redirects.dropsBody(status: response.status, method: attempt.current.urlRequest.httpMethod) {
             hop.current.bodyFile = nil
         }
         return .follow(hop)

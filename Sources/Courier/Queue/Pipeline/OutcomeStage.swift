@@ -18,16 +18,16 @@ extension RequestQueue {
             }
             fail(id, urlRequest: request, error: error)
         case .success(let response):
-            delegate?.requestQueue(self, didReceive: response.response)
+            delegate?.requestQueue(self, didReceive: response.head)
             if let authenticator = configuration.authenticator, !attempt.retriedAfterRefresh,
-               authenticator.isAuthenticationFailure(response.response) {
+               authenticator.isAuthenticationFailure(response.head) {
                 return refreshCredentials(for: attempt, authenticator: authenticator)
             }
             switch attempt.box.makeResponse(from: response, decoding: configuration.decoding) {
             case .success(let value):
                 finish(id, result: .success(value), urlRequest: request)
             case .failure(let error):
-                if case .validationFailed = error, retry(attempt, failure: .status(response.response), error: error) {
+                if case .validationFailed = error, retry(attempt, failure: .status(response.head), error: error) {
                     return
                 }
                 fail(id, urlRequest: request, error: error)

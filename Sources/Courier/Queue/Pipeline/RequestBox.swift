@@ -65,11 +65,11 @@ struct RequestBox<R: Request>: AnyRequestBox {
     }
 
     func makeResponse(from transport: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
-        let head = ResponseHead(transport.response)
+        let head = transport.head
         let body = ResponseData(transport.body)
         let decoding = request.decoding ?? decoding
         guard request.accepts(head) else {
-            return .failure(.validationFailed(transport.response, body: rejected(body, decoding: decoding)))
+            return .failure(.validationFailed(head.httpURLResponse, body: rejected(body, decoding: decoding)))
         }
         let response: R.ResponseType
         do {

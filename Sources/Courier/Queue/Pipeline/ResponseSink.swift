@@ -19,11 +19,11 @@ protocol ResponseSink: AnyObject, Sendable {
     func willSend(_ urlRequest: inout URLRequest)
 
     /// Whether this response's body is the one wanted.
-    func accepts(_ head: HTTPURLResponse) -> Bool
+    func accepts(_ head: ResponseHead) -> Bool
 
     /// The body starts. `resumeTransfer` lets a transfer paused by `write` go on. Returns an error
     /// to end the request with instead (a file that cannot be created).
-    func open(_ head: HTTPURLResponse, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError?
+    func open(_ head: ResponseHead, resumeTransfer: @escaping @Sendable () -> Void) -> RequestError?
 
     /// The next chunk of the body.
     func write(_ chunk: Data) -> SinkDemand

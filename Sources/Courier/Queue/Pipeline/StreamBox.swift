@@ -46,10 +46,10 @@ struct StreamBox<R: Request, Outcome: Sendable>: AnyRequestBox {
     /// rejected status fails as any request's does; an accepted one (after a redirect its delegate
     /// declined to follow, say) still goes to the sink, all at once.
     func makeResponse(from response: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
-        guard let sink, sink.accepts(response.response) else {
-            return .failure(.validationFailed(response.response, body: ResponseData(response.body)))
+        guard let sink, sink.accepts(response.head) else {
+            return .failure(.validationFailed(response.head.httpURLResponse, body: ResponseData(response.body)))
         }
-        if let error = sink.open(response.response, resumeTransfer: {}) { return .failure(error) }
+        if let error = sink.open(response.head, resumeTransfer: {}) { return .failure(error) }
         if !response.body.isEmpty, case .fail(let error) = sink.write(response.body) { return sink.close(error) }
         return sink.close(nil)
     }

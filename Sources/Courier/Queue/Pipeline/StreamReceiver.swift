@@ -44,6 +44,10 @@ final class StreamReceiver: TransportStreamReceiver {
     }
 
     func transportDidReceive(_ response: HTTPURLResponse) {
+        transportDidReceive(ResponseHead(response))
+    }
+
+    func transportDidReceive(_ response: ResponseHead) {
         guard state.withLock({ $0.gate.receiveHead(response) }) else { return }
         // Decided here, on the transport's thread, when no user code takes part in the decision:
         // the first chunk then goes straight to the sink, without a hop, a hold and a pause.
@@ -84,7 +88,7 @@ final class StreamReceiver: TransportStreamReceiver {
 
     /// The queue's decision on the head. On commit the sink opens first: a sink that cannot
     /// (a file that cannot be created) ends the request with its error instead.
-    func decide(_ decision: StreamGate.Decision, head: HTTPURLResponse) {
+    func decide(_ decision: StreamGate.Decision, head: ResponseHead) {
         var decision = decision
         var openError: RequestError?
         var sinkFull = false
@@ -131,7 +135,7 @@ final class StreamReceiver: TransportStreamReceiver {
 
     /// The status of the response head, once one arrived.
     var statusCode: Int? {
-        state.withLock { $0.gate.head?.statusCode }
+        state.withLock { $0.gate.head?.status }
     }
 
     private func act(on end: StreamGate.EndStep) {
@@ -142,7 +146,7 @@ final class StreamReceiver: TransportStreamReceiver {
             onWorkQueue { queue in queue.transportDidFinish(self.attempt, slot: self.slot, result: .failure(error)) }
         case .response(let head, let body):
             onWorkQueue { queue in
-                queue.transportDidFinish(self.attempt, slot: self.slot, result: .success(TransportResponse(response: head, body: body)))
+                queue.transportDidFinish(self.attempt, slot: self.slot, result: .success(TransportResponse(head: head, body: body)))
             }
         case .streamEnded(let error):
             onWorkQueue { queue in queue.streamDidEnd(self.attempt, slot: self.slot, sink: self.sink, receiver: self, error: error) }

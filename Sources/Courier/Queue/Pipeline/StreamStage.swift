@@ -19,7 +19,7 @@ extension RequestQueue {
 
     /// Decides on a streamed attempt's response head: on the work queue, or where it arrived when
     /// ``decidesHeadsWhereTheyArrive``.
-    func streamHeadArrived(_ attempt: Attempt, slot: Once, receiver: StreamReceiver, head: HTTPURLResponse) {
+    func streamHeadArrived(_ attempt: Attempt, slot: Once, receiver: StreamReceiver, head: ResponseHead) {
         guard let sink = attempt.box.sink, state.withLock({ $0.isActive(attempt.id) }) else {
             // Ended meanwhile (cancelled, timed out): its task was cancelled with it.
             return receiver.decide(.abandon, head: head)
@@ -43,13 +43,13 @@ extension RequestQueue {
     }
 
     /// Whether the queue would follow this response as a redirect (its delegate asked later).
-    private func followsRedirect(_ attempt: Attempt, after head: HTTPURLResponse) -> Bool {
+    private func followsRedirect(_ attempt: Attempt, after head: ResponseHead) -> Bool {
         guard case .follow = attempt.box.redirectPolicy ?? configuration.redirectPolicy else { return false }
         return Redirects.request(following: head, from: attempt.current.urlRequest,
                                  sensitiveHeaders: configuration.sensitiveHeaders) != nil
     }
 
-    private func refusesCredentials(_ attempt: Attempt, head: HTTPURLResponse) -> Bool {
+    private func refusesCredentials(_ attempt: Attempt, head: ResponseHead) -> Bool {
         guard let authenticator = configuration.authenticator, !attempt.retriedAfterRefresh else { return false }
         return authenticator.isAuthenticationFailure(head)
     }

@@ -49,7 +49,7 @@ struct StreamGate {
         /// treats it as any failed transfer (retries apply).
         case failed(RequestError)
         /// A whole response for the queue to handle (redirect, refresh, validation).
-        case response(HTTPURLResponse, Data)
+        case response(ResponseHead, Data)
         /// The sink's body ended: `nil` when complete.
         case streamEnded(RequestError?)
         /// Abandoned: only the slot is to be given back.
@@ -58,7 +58,7 @@ struct StreamGate {
 
     let bufferedBodyLimit: Int
     private(set) var phase = Phase.awaitingHead
-    private(set) var head: HTTPURLResponse?
+    private(set) var head: ResponseHead?
     private var held: [Data] = []
     /// Whether a chunk was ever held: the transport was then asked to pause.
     private(set) var heldAny = false
@@ -71,7 +71,7 @@ struct StreamGate {
     }
 
     /// A response head; true when the queue must decide on it.
-    mutating func receiveHead(_ response: HTTPURLResponse) -> Bool {
+    mutating func receiveHead(_ response: ResponseHead) -> Bool {
         guard phase == .awaitingHead else { return false }
         head = response
         phase = .deciding

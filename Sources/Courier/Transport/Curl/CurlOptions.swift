@@ -118,13 +118,14 @@ struct CurlOptions: Sendable {
     /// libcurl's own `Expect: 100-continue` before bodies over 1 MB is kept, as URLSession keeps
     /// it: a server that answers early (a redirect, a 401) is then never sent a body it will not
     /// read, and the connection stays usable.
-    func headerLines(for request: URLRequest) -> [String] {
+    func headerLines(for transportRequest: TransportRequest) -> [String] {
+        let request = transportRequest.urlRequest
         var lines: [String] = []
         var names = Set<String>()
-        for (name, value) in (request.allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) {
-            names.insert(name.lowercased())
+        for field in transportRequest.wireFields {
+            names.insert(field.name.lowercased())
             // "Name;" is libcurl's way to send a header with an empty value.
-            lines.append(value.isEmpty ? "\(name);" : "\(name): \(value)")
+            lines.append(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         for (name, value) in additionalHeaders where !names.contains(name.lowercased()) {
             names.insert(name.lowercased())

@@ -54,7 +54,7 @@ enum CurlSetup {
         }
         // Every encoding libcurl can decode, decoded as it arrives.
         easy.set(.acceptEncoding(""))
-        easy.setHeaders(options.headerLines(for: request))
+        easy.setHeaders(options.headerLines(for: transfer.request))
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
         if let bundle = options.certificateAuthorities { easy.set(.caFile(bundle)) }

@@ -6,8 +6,7 @@ import FoundationNetworking
 #endif
 import Synchronization
 
-/// A finished transfer's response as the loop thread has it; the `HTTPURLResponse` is made from it
-/// off that thread.
+/// A finished transfer's response as the loop thread has it.
 struct CurlResponse: Sendable {
     let head: ParsedHead
     let body: Data
@@ -26,8 +25,8 @@ final class CurlTransfer: Sendable {
 
     let request: TransportRequest
     let delivery: Delivery
-    /// Where the result is handed over (the queue's work queue), so that making the
-    /// `HTTPURLResponse`, costly in FoundationNetworking, is not done on the loop thread.
+    /// Where a buffered result is handed over (the queue's work queue), which saves the queue a
+    /// hop off the loop thread.
     private let completionQueue: DispatchQueue
     private let completed = Once()
     private let cancelled = Atomic<Bool>(false)
@@ -70,14 +69,17 @@ final class CurlTransfer: Sendable {
     }
 
     static func response(_ response: CurlResponse, url: URL?) -> Result<TransportResponse, RequestError> {
-        guard let url, let http = HTTPURLResponse(url: url, statusCode: response.head.status, httpVersion: response.head.version,
-                                                  headerFields: response.head.headerDictionary) else {
-            return .failure(.transportFailed(URLError(.badServerResponse, userInfo: [
-                NSLocalizedDescriptionKey: "the server's response head cannot be represented as an HTTPURLResponse",
-                NSURLErrorFailingURLErrorKey: url as Any,
-            ])))
+        guard let url else {
+            // Cannot happen: libcurl sent the request to this URL.
+            return .failure(.transportFailed(URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "the request has no URL"])))
         }
-        return .success(TransportResponse(response: http, body: response.body))
+        return .success(TransportResponse(head: head(of: response.head, url: url), body: response.body))
+    }
+
+    /// The head as the server sent it (its fields in order, names as spelled, repeated names
+    /// kept); no `HTTPURLResponse` is made unless user code asks for one.
+    static func head(of parsed: ParsedHead, url: URL) -> ResponseHead {
+        ResponseHead(status: parsed.status, headerFields: HTTPFields(parsed.fields), url: url)
     }
 }
 
@@ -125,12 +127,9 @@ final class CurlExchange {
             }
         }
         options.cookies?.store(head.values(of: "Set-Cookie"), from: transfer.request.urlRequest)
-        if case .streamed(let receiver) = transfer.delivery {
-            // Made here, once per stream: the receiver must have the head before the first chunk.
-            switch CurlTransfer.response(CurlResponse(head: head, body: Data()), url: transfer.request.urlRequest.url) {
-            case .success(let response): receiver.transportDidReceive(response.response)
-            case .failure(let error): return stop(error)
-            }
+        if case .streamed(let receiver) = transfer.delivery, let url = transfer.request.urlRequest.url {
+            // The receiver must have the head before the first chunk.
+            receiver.transportDidReceive(CurlTransfer.head(of: head, url: url))
         }
         return true
     }

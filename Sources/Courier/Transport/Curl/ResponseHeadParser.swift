@@ -5,30 +5,8 @@ struct ParsedHead: Equatable, Sendable {
     var status: Int
     /// "HTTP/1.1", "HTTP/2"…
     var version: String
-    var fields: [Field]
-
-    struct Field: Equatable, Sendable {
-        var name: String
-        var value: String
-    }
-
-    /// The fields as one dictionary, repeated names joined with ", " (RFC 9110 §5.3), for
-    /// `HTTPURLResponse`. `Set-Cookie` is read from ``values(of:)`` instead, since cookies cannot
-    /// be joined that way.
-    var headerDictionary: [String: String] {
-        var dictionary: [String: String] = [:]
-        var canonical: [String: String] = [:]
-        for field in fields {
-            let key = field.name.lowercased()
-            if let name = canonical[key] {
-                dictionary[name]! += ", " + field.value
-            } else {
-                canonical[key] = field.name
-                dictionary[field.name] = field.value
-            }
-        }
-        return dictionary
-    }
+    /// As the server wrote them: names in its spelling, in its order, repeated names kept.
+    var fields: [HTTPField]
 
     /// Every value of a field, its name compared case-insensitively (ASCII, as field names are), in order.
     func values(of name: String) -> [String] {
@@ -72,7 +50,7 @@ struct ResponseHeadParser {
 
     private var status: Int?
     private var version = ""
-    private var fields: [ParsedHead.Field] = []
+    private var fields: [HTTPField] = []
     private var size = 0
     /// The final head, once its empty line arrived.
     private(set) var head: ParsedHead?
@@ -124,8 +102,8 @@ struct ResponseHeadParser {
             throw .malformedField(String(decoding: text, as: UTF8.self))
         }
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
-        fields.append(ParsedHead.Field(name: String(decoding: name, as: UTF8.self),
-                                         value: Self.trimmed(text[text.index(after: colon)...])))
+        fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
+                                value: Self.trimmed(text[text.index(after: colon)...])))
     }
 
     /// The bytes as text, without leading and trailing spaces and tabs.

@@ -55,11 +55,16 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(head?.fields, [.init(name: "X-Long", value: "first second third")])
     }
 
-    func testRepeatedFieldsJoinForTheDictionaryButCookiesStaySeparate() throws {
+    func testRepeatedFieldsStayApartInTheServersOrderAndSpelling() throws {
         let head = try XCTUnwrap(parse(["HTTP/1.1 200 OK", "Vary: Accept", "set-cookie: a=1", "vary: Origin",
-                                        "Set-Cookie: b=2; Path=/", ""]))
-        XCTAssertEqual(head.headerDictionary["Vary"], "Accept, Origin")
+                                        "Set-Cookie: b=2; Path=/", "ETag: \"1\"", ""]))
+        XCTAssertEqual(head.fields.map(\.description), ["Vary: Accept", "set-cookie: a=1", "vary: Origin", "Set-Cookie: b=2; Path=/",
+                                                        "ETag: \"1\""])
         XCTAssertEqual(head.values(of: "Set-Cookie"), ["a=1", "b=2; Path=/"])
+        let response = CurlTransfer.head(of: head, url: URL(string: "https://example.com/")!)
+        XCTAssertEqual(response.headerFields["vary"], "Accept, Origin", "joined for a lookup")
+        XCTAssertEqual(response.headerFields.values(for: "Vary"), ["Accept", "Origin"])
+        XCTAssertEqual(response.status, 200)
     }
 
     func testEmptyValuesAndColonsInValuesAreKept() throws {
