@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzzes the parsers of what servers send (response heads, event streams, the headers the cache
+# Fuzzes the parsers of what servers send (response heads, event streams, Link fields, the headers the cache
 # reads) with libFuzzer (the toolchain's -sanitize=fuzzer, with AddressSanitizer), each for a
 # bounded time. A crash or a broken invariant fails the run and leaves the input that caused it
 # in .build/fuzz/<target>/
@@ -21,6 +21,7 @@ targets=(
     "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift Sources/Courier/Support/HTTPSyntax.swift"
     "http-date Fuzz/HTTPDateFuzz.swift Sources/Courier/Cache/HTTPDate.swift"
     "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift Sources/Courier/Support/HTTPSyntax.swift"
+    "web-link Fuzz/WebLinkFuzz.swift Sources/Courier/Response/WebLink.swift Sources/Courier/Response/ResponseHead.swift Sources/Courier/Response/HTTPFields.swift Sources/Courier/Support/Locked.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
 )
 
 status=0

@@ -7,7 +7,8 @@
 # on 127.0.0.2, a second origin), an upload sink (Scripts/upload_sink.py), nginx with TLS
 # certificates of a private CA (Scripts/make_test_certificates.py) that also serves .build/static
 # and a cache origin, a forward proxy (Scripts/forward_proxy.py), a misbehaving server
-# (Scripts/hostile_server.py) and a server-sent-events server (Scripts/sse_server.py); waits until
+# (Scripts/hostile_server.py), a server-sent-events server (Scripts/sse_server.py) and a small JSON
+# API (Scripts/json_api.py, for the article "A JSON API in practice"); waits until
 # each answers and exports their URLs in the COURIER_* variables the tests read. The caller stops
 # them with `stop_test_servers` (test.sh and stress.sh do so in an EXIT trap, whatever happens).
 # Servers' own output goes to .build/servers.log.
@@ -206,12 +207,18 @@ CONF
     "$venv/bin/python" Scripts/sse_server.py "$sse_port" 2>>"$server_log" &
     server_pids+=($!)
     wait_for "http://127.0.0.1:$sse_port/health" "${server_pids[-1]}" "the server-sent-events server" || return 1
+    local json_api_port
+    json_api_port=$(free_port)
+    echo "==> Starting a JSON API (Scripts/json_api.py) on 127.0.0.1:$json_api_port"
+    "$venv/bin/python" Scripts/json_api.py "$json_api_port" 2>>"$server_log" &
+    server_pids+=($!)
+    wait_for "http://127.0.0.1:$json_api_port/health" "${server_pids[-1]}" "the JSON API" || return 1
 
     export COURIER_HTTPBIN_URL="http://127.0.0.1:$port"
     export COURIER_HTTPBIN_SECOND_ORIGIN="http://127.0.0.2:$port"
     export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
     export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port" COURIER_PROXY_PORT="$proxy_port"
-    export COURIER_SSE_URL="http://127.0.0.1:$sse_port"
+    export COURIER_SSE_URL="http://127.0.0.1:$sse_port" COURIER_JSON_API_URL="http://127.0.0.1:$json_api_port"
     export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
     export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
     export COURIER_STATIC_URL="http://127.0.0.1:$static_port" COURIER_STATIC_DIR="$static"

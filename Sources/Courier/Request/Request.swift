@@ -24,7 +24,8 @@ public protocol Request: Sendable {
     associatedtype ParametersType: Parameters = EmptyParameters
     /// The type a rejected response's body decodes into, with the request's ``Request/decoding``: the
     /// server's error (`{"error": "…", "code": 42}`), reached with
-    /// ``RequestError/errorBody(as:)``. Default: `Never`, no error body is decoded.
+    /// ``RequestError/errorBody(as:)``, which then returns it decoded already and typed by the
+    /// request. Default: `Never`: the body is decoded only when `errorBody(as:)` asks for a type.
     associatedtype ErrorBody: Decodable & Sendable = Never
     /// The type the queue makes from the server's response and hands to observers: any
     /// `Decodable & Sendable` type, decoded from JSON (`[Post]`, `Post?`, which is `nil` for an

@@ -90,9 +90,10 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// The server's error body of a rejected response, decoded as the request's
-    /// ``Request/ErrorBody``; `nil` for other errors, when the request names no error body type or
-    /// another one, or when the body did not decode (the raw body is still in
+    /// The server's error body of a rejected response, decoded: as the request's
+    /// ``Request/ErrorBody`` when it names one, otherwise from JSON now, with the decoding the
+    /// request's response had (so an ``Endpoint`` needs nothing more). `nil` for other errors, for
+    /// an empty body, or when the body does not decode as `type` (the raw body is still in
     /// ``validationFailed(_:body:)``).
     ///
     /// ```swift
@@ -106,8 +107,10 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// catch { showAlert(error.errorBody(as: APIError.self)?.error ?? error.description) }
     /// ```
     public func errorBody<Body>(as type: Body.Type = Body.self) -> Body? {
-        if case .validationFailed(_, let body) = self { return body.errorBody as? Body }
-        return nil
+        guard case .validationFailed(_, let body) = self else { return nil }
+        if let decoded = body.errorBody as? Body { return decoded }
+        guard let decodable = Body.self as? any Decodable.Type, !body.data.isEmpty else { return nil }
+        return (try? (body.decoding ?? .default).decode(decodable, from: body)) as? Body
     }
 
     public var description: String {

@@ -14,6 +14,9 @@ public struct ResponseData: Sendable, Hashable, CustomStringConvertible {
     /// A rejected response's body decoded as its request's ``Request/ErrorBody``; not part of the
     /// value, which is the bytes.
     var errorBody: (any Sendable)?
+    /// The decoding of the request a rejected body answered, for ``RequestError/errorBody(as:)``
+    /// to decode it with later; not part of the value either.
+    var decoding: ResponseDecoding?
 
     /// Wraps a body.
     public init(_ data: Data) {

@@ -20,13 +20,7 @@ final class HeaderFieldsIntegrationTests: XCTestCase {
         let path: String
     }
 
-    private func hostileServer() throws -> URL {
-        guard let text = ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], let url = URL(string: text) else {
-            throw HTTPBin.missing("Header tests need Scripts/hostile_server.py: run Scripts/test.sh, "
-                + "or start it yourself and set COURIER_HOSTILE_URL=http://127.0.0.1:PORT")
-        }
-        return url
-    }
+    private func hostileServer() throws -> URL { try HTTPBin.hostileServer() }
 
     func testARequestsFieldsReachTheServerInOrderWithRepeatedNames() async throws {
         // Given a request with a name given twice, apart, around another field

@@ -40,13 +40,7 @@ final class HostileServerIntegrationTests: XCTestCase {
     /// times that under ThreadSanitizer on a busy machine), so it tells the two apart by design.
     private static let promptly: Double = 30
 
-    private func hostileServer() throws -> URL {
-        guard let text = ProcessInfo.processInfo.environment["COURIER_HOSTILE_URL"], let url = URL(string: text) else {
-            throw HTTPBin.missing("Hostile-server tests need Scripts/hostile_server.py: run Scripts/test.sh, "
-                + "or start it yourself and set COURIER_HOSTILE_URL=http://127.0.0.1:PORT")
-        }
-        return url
-    }
+    private func hostileServer() throws -> URL { try HTTPBin.hostileServer() }
 
     /// Sends GET `path` to the hostile server and measures how long it took and how far memory grew.
     /// - Parameter transport: The transport to use; by default the run's.

@@ -73,16 +73,39 @@ final class ErrorBodyTests: XCTestCase {
         XCTAssertEqual(body.string, "<h1>Bad gateway</h1>")
     }
 
-    func testARequestNamingNoErrorBodyAndOtherErrorsHaveNone() async throws {
+    func testARequestNamingNoErrorBodyHasItsBodyDecodedWhenAsked() async throws {
+        // Given a 422 with a snake_case error body
         let fixtures = FixtureTransport()
         fixtures.stub(.post, "/accounts", status: 422, json: #"{"error_message": "name is taken", "code": 42}"#)
-        let plain = try await failure(of: Plain(), on: queue(fixtures))
-        XCTAssertNil(plain.errorBody(as: APIError.self))
-        XCTAssertNil(RequestError.timedOut.errorBody(as: APIError.self))
+        fixtures.stub(.delete, "/accounts/1", status: 409, json: #"{"error_message": "in use", "code": 7}"#)
 
-        // And asking for another type than the request named gives nil
-        let named = try await failure(of: SignUp(), on: queue(fixtures))
-        XCTAssertNil(named.errorBody(as: [String: String].self))
+        // When requests that name no error body type fail: a type of one's own, and an Endpoint
+        let plain = try await failure(of: Plain(), on: queue(fixtures))
+        let endpoint = try await failure(of: Endpoint<EmptyParameters, EmptyResponse>.delete("/accounts/1"), on: queue(fixtures))
+
+        // Then the body decodes when asked, with the queue's decoding (snake_case)
+        XCTAssertEqual(plain.errorBody(as: APIError.self), APIError(errorMessage: "name is taken", code: 42))
+        XCTAssertEqual(endpoint.errorBody(as: APIError.self), APIError(errorMessage: "in use", code: 7))
+
+        // And a type the body does not decode as, and other errors, give nil
+        XCTAssertNil(plain.errorBody(as: [String: String].self), "code is a number")
+        XCTAssertNil(RequestError.timedOut.errorBody(as: APIError.self))
+    }
+
+    func testARequestsOwnDecodingDecodesItsErrorBody() async throws {
+        // Given a request that decodes its responses with keys as declared, on a snake_case queue
+        struct Camel: Request {
+            typealias ResponseType = Account
+            var path: String { "/accounts" }
+            var method: HTTPMethod { .post }
+            var decoding: ResponseDecoding? { .default }
+        }
+        let fixtures = FixtureTransport()
+        fixtures.stub(.post, "/accounts", status: 422, json: #"{"errorMessage": "name is taken", "code": 42}"#)
+
+        // When it fails, its error body decodes with the request's decoding, not the queue's
+        let error = try await failure(of: Camel(), on: queue(fixtures))
+        XCTAssertEqual(error.errorBody(as: APIError.self), APIError(errorMessage: "name is taken", code: 42))
     }
 
     func testTheErrorBodyIsNotPartOfTheBodysValue() {

@@ -32,6 +32,21 @@ enum HTTPBin {
                        + "or start it yourself and set COURIER_SSE_URL=http://127.0.0.1:PORT")
     }
 
+    /// The misbehaving server (Scripts/hostile_server.py): one misbehaviour per path, and
+    /// `/echo-head`, which sends back the request head as it arrived.
+    static func hostileServer(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_HOSTILE_URL", file: file, line: line,
+                   missing: "Hostile-server tests need Scripts/hostile_server.py: run Scripts/test.sh, "
+                       + "or start it yourself and set COURIER_HOSTILE_URL=http://127.0.0.1:PORT")
+    }
+
+    /// The small JSON API of the article "A JSON API in practice" (Scripts/json_api.py).
+    static func jsonAPI(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server("COURIER_JSON_API_URL", file: file, line: line,
+                   missing: "The article's tests need Scripts/json_api.py: run Scripts/test.sh, or start it "
+                       + "yourself (under .build/venv's Python) and set COURIER_JSON_API_URL=http://127.0.0.1:PORT")
+    }
+
     /// nginx serving a folder of static files over plain HTTP (started by Scripts/test.sh): tests
     /// write files into `directory` and fetch them from `url`. nginx answers `Range` and `If-Range`
     /// itself (its ETag is the file's modification time and size), echoes what it received in

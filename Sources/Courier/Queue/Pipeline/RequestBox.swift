@@ -86,8 +86,9 @@ struct RequestBox<R: Request>: AnyRequestBox {
     /// A rejected body, with its decoded ``Request/ErrorBody`` when the request names one and
     /// the body decodes; a body that does not is still there as bytes.
     private func rejected(_ body: ResponseData, decoding: ResponseDecoding) -> ResponseData {
-        guard R.ErrorBody.self != Never.self, !body.data.isEmpty else { return body }
         var body = body
+        body.decoding = decoding
+        guard R.ErrorBody.self != Never.self, !body.data.isEmpty else { return body }
         body.errorBody = try? decoding.decode(R.ErrorBody.self, from: body)
         return body
     }
