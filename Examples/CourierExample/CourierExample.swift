@@ -62,6 +62,15 @@ struct Echo: Decodable {
     struct NoteEcho: Decodable { let title: String; let pinned: Bool }
 }
 
+/// A post of a JSON API; an array of them is a response as it is.
+struct Post: Decodable {
+    let id: Int
+    let title: String
+
+    /// `[{"id":1,"title":"Hello"},{"id":2,"title":"Again"}]` in base64, for httpbin's /base64 to send back.
+    static let pageOfTwo = "W3siaWQiOjEsInRpdGxlIjoiSGVsbG8ifSx7ImlkIjoyLCJ0aXRsZSI6IkFnYWluIn1d"
+}
+
 // MARK: - Requests
 
 struct SearchRequest: Request {
@@ -257,7 +266,14 @@ struct CourierExample {
         let login = try await queue.send(LogInRequest(parameters: LogIn(userName: "ada", password: "p@ss word")))
         print("    the server parsed the form: \(login.form ?? [:])")
 
-        step(4, "A JSON POST, observed by response type while its owner lives")
+        step(4, "Any Decodable is a response: a JSON array, with its status and header fields")
+        // httpbin's /base64 sends back the bytes it is given: here a JSON array of two posts.
+        let page = try await queue.reply(to: .get("/base64/\(Post.pageOfTwo)", as: [Post].self))
+        print("    \(page.value.count) posts: " + page.value.map { "#\($0.id) \"\($0.title)\"" }.joined(separator: ", ")
+              + "; status \(page.status), \(logger.origin(of: page.source))")
+        print("    header fields, in the order the server sent them: " + page.headerFields.map(\.name).joined(separator: ", "))
+
+        step(5, "A JSON POST, observed by response type while its owner lives")
         var screen: NotesScreen? = NotesScreen()
         let (heard, hear) = AsyncStream.makeStream(of: String.self)
         queue.addObserver(ownedBy: screen!) { (result: Result<Echo, RequestError>) in
@@ -274,7 +290,7 @@ struct CourierExample {
         _ = try await queue.send(NoteRequest(parameters: note))
         print("    its owner released, the observer stayed silent for the next note")
 
-        step(5, "A multipart upload with a progress bar (the file streams from disk)")
+        step(6, "A multipart upload with a progress bar (the file streams from disk)")
         let photo = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tour-photo.jpg")
         try Data(repeating: 0xFF, count: 2 * 1024 * 1024).write(to: photo)
         defer { try? FileManager.default.removeItem(at: photo) }
@@ -293,18 +309,18 @@ struct CourierExample {
         logger.quiet.withLock { $0 = false }
         print("    the server got files \(try uploaded.get().files?.keys.sorted() ?? []) and form \(try uploaded.get().form ?? [:])")
 
-        step(6, "An error status is a typed validation failure")
+        step(7, "An error status is a typed validation failure")
         let missing: Result<EmptyResponse, RequestError> = await observe(queue.add(MissingRequest()), on: queue)
         if case .failure(let error) = missing { print("    \(error)") }
 
-        step(7, "Cancelling a request in flight")
+        step(8, "Cancelling a request in flight")
         let slowID = queue.add(DelayRequest(seconds: 3))
         try await Task.sleep(for: .milliseconds(200))
         queue.cancel(slowID)
         let slow: Result<EmptyResponse, RequestError> = await observe(slowID, on: queue)
         if case .failure(let error) = slow { print("    \(error) isFinished: \(queue.isFinished(slowID))") }
 
-        step(8, "A concurrency limit in action: 6 one-second requests, 2 at a time")
+        step(9, "A concurrency limit in action: 6 one-second requests, 2 at a time")
         var limited = configuration
         limited.maxConcurrentRequests = 2
         let narrow = RequestQueue(configuration: limited, delegate: logger, baseURL: baseURL)
@@ -315,7 +331,7 @@ struct CourierExample {
         }
         print(String(format: "    6 requests took %.1f s: three waves of two", Date().timeIntervalSince(started)))
 
-        step(9, "The HTTP cache: a fresh response from memory, and a stored one shown first, then confirmed")
+        step(10, "The HTTP cache: a fresh response from memory, and a stored one shown first, then confirmed")
         _ = try await queue.send(CacheDemoRequest(path: "/cache/60"))
         _ = try await queue.send(CacheDemoRequest(path: "/cache/60"))      // nothing sent: fresh for 60 s
         _ = try await queue.send(CacheDemoRequest(path: "/cache"))
@@ -326,7 +342,7 @@ struct CourierExample {
             if next.isFinal { break }
         }
 
-        step(10, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
+        step(11, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
         guard let eventsURL else {
             return print("    skipped: pass --events-url with the URL of Scripts/sse_server.py")
         }

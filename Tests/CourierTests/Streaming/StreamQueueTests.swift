@@ -317,16 +317,20 @@ final class StreamQueueTests: XCTestCase {
         let stream = queue.stream(PathRequest<EmptyResponse>("/feed"))
         let task = try transport.next()
         task.head(404)
-        task.send("no such feed")
+        task.send(#"{"error":"no such feed"}"#)
         task.finish()
 
-        // Then the head throws the validation failure with that body, and observers get it too
+        // Then the head throws the validation failure with that body, decodable as the server's
+        // error, and observers get it too
+        struct APIError: Decodable, Equatable { let error: String }
         do {
-            _ = try await stream.response
+            _ = try await stream.head
             XCTFail("a head")
-        } catch .validationFailed(let response, let body) {
+        } catch {
+            guard case .validationFailed(let response, let body) = error else { return XCTFail("\(error)") }
             XCTAssertEqual(response.statusCode, 404)
-            XCTAssertEqual(body.string, "no such feed")
+            XCTAssertEqual(body.string, #"{"error":"no such feed"}"#)
+            XCTAssertEqual(error.errorBody(as: APIError.self), APIError(error: "no such feed"))
         }
         let result = await outcome(of: stream.id, on: queue)
         XCTAssertEqual(result.failureStatusCode, 404)

@@ -47,7 +47,9 @@ struct StreamBox<R: Request, Outcome: Sendable>: AnyRequestBox {
     /// declined to follow, say) still goes to the sink, all at once.
     func makeResponse(from response: TransportResponse, decoding: ResponseDecoding) -> AnyResult {
         guard let sink, sink.accepts(response.head) else {
-            return .failure(.validationFailed(response.head.httpURLResponse, body: ResponseData(response.body)))
+            var body = ResponseData(response.body)
+            body.decoding = request.request.decoding ?? decoding    // for error.errorBody(as:)
+            return .failure(.validationFailed(response.head.httpURLResponse, body: body))
         }
         if let error = sink.open(response.head, resumeTransfer: {}) { return .failure(error) }
         if !response.body.isEmpty, case .fail(let error) = sink.write(response.body) { return sink.close(error) }
