@@ -31,8 +31,9 @@ public protocol Authenticator: Sendable {
 
     /// Whether a response means the credentials were refused.
     ///
-    /// Default: asks the Courier 1 form, taking an `HTTPURLResponse`, whose default is status 401.
-    /// Implement this one rather than that, which needs an `HTTPURLResponse` made for it.
+    /// Default: asks the Courier 1 form, taking an `HTTPURLResponse`, when the authenticator
+    /// implements it; otherwise status 401. Implement this one rather than that, which needs an
+    /// `HTTPURLResponse` made for it.
     func isAuthenticationFailure(_ head: ResponseHead) -> Bool
 
     /// The Courier 1 form of the check, taking an `HTTPURLResponse`: asked by the default of the
@@ -45,10 +46,12 @@ public protocol Authenticator: Sendable {
 
 extension Authenticator {
     public func isAuthenticationFailure(_ head: ResponseHead) -> Bool {
-        isAuthenticationFailure(head.httpURLResponse)
+        CourierOneHooks.call(.isAuthenticationFailure, of: type(of: self), legacy: { isAuthenticationFailure(head.httpURLResponse) },
+                             byDefault: { head.status == 401 })
     }
 
     public func isAuthenticationFailure(_ response: HTTPURLResponse) -> Bool {
-        response.statusCode == 401
+        CourierOneHooks.defaultRan(for: type(of: self))
+        return response.statusCode == 401
     }
 }

@@ -58,8 +58,9 @@ public protocol RequestQueueDelegate: Sendable {
     /// Called when an HTTP response arrives, whatever its status, before it is validated
     /// and made into the response type.
     ///
-    /// Default: calls the Courier 1 form, taking an `HTTPURLResponse`, which does nothing by
-    /// default. Implement this one rather than that, which needs an `HTTPURLResponse` made for it.
+    /// Default: calls the Courier 1 form, taking an `HTTPURLResponse`, when the delegate implements
+    /// it; nothing otherwise. Implement this one rather than that, which needs an `HTTPURLResponse`
+    /// made for it.
     func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead)
 
     /// The Courier 1 form of the hook for an arriving response, taking an `HTTPURLResponse`:
@@ -72,9 +73,12 @@ extension RequestQueueDelegate {
     public func requestQueue(_ queue: RequestQueue, didSend request: URLRequest) {}
     public func requestQueue(_ queue: RequestQueue, didFailWith request: URLRequest?, error: RequestError) {}
     public func requestQueue(_ queue: RequestQueue, didReceive head: ResponseHead) {
-        requestQueue(queue, didReceive: head.httpURLResponse)
+        CourierOneHooks.call(.didReceive, of: type(of: self), legacy: { requestQueue(queue, didReceive: head.httpURLResponse) },
+                             byDefault: {})
     }
-    public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {}
+    public func requestQueue(_ queue: RequestQueue, didReceive response: HTTPURLResponse) {
+        CourierOneHooks.defaultRan(for: type(of: self))
+    }
     public func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {}
     public func requestQueue(_ queue: RequestQueue, shouldRedirect request: URLRequest, to newRequest: URLRequest,
                              response: HTTPURLResponse) -> URLRequest? { newRequest }

@@ -68,15 +68,17 @@ extension Response {
         throw RequestError.serializationFailed(type: String(reflecting: Self.self), underlying: MissingInitializer())
     }
 
-    /// Asks ``validate(_:)``, whose default accepts 200–299. Implement this rather than
-    /// `validate(_:)`, which needs an `HTTPURLResponse` made for it.
+    /// Asks ``validate(_:)`` when the type implements it; otherwise accepts 200–299, as that
+    /// one's default does. Implement this rather than `validate(_:)`, which needs an
+    /// `HTTPURLResponse` made for it.
     public static func accepts(_ head: ResponseHead) -> Bool {
-        validate(head.httpURLResponse)
+        CourierOneHooks.call(.validate, of: Self.self, legacy: { validate(head.httpURLResponse) }, byDefault: { head.isSuccess })
     }
 
     /// Accepts a status code in 200–299.
     public static func validate(_ response: HTTPURLResponse) -> Bool {
-        (200..<300).contains(response.statusCode)
+        CourierOneHooks.defaultRan(for: Self.self)
+        return (200..<300).contains(response.statusCode)
     }
 }
 

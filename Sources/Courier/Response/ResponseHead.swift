@@ -91,6 +91,15 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether ``httpURLResponse`` was made (or the head came with one): for tests of the paths
+    /// that should not make it.
+    var hasHTTPURLResponse: Bool {
+        switch fields {
+        case .foundation: true
+        case .own(_, let foundation): foundation.made.withLock { $0 != nil }
+        }
+    }
+
     /// Whether the status is a success: 200–299.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
