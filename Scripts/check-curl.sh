@@ -78,6 +78,7 @@ _Static_assert(offsetof(struct CURLMsg, easy_handle) == offsetof(struct courier_
 _Static_assert(offsetof(struct CURLMsg, data) == offsetof(struct courier_curl_msg, data), "CURLMsg.data");
 _Static_assert(offsetof(curl_version_info_data, version) == offsetof(struct courier_curl_version_info, version), "version");
 _Static_assert(offsetof(curl_version_info_data, version_num) == offsetof(struct courier_curl_version_info, version_num), "version_num");
+_Static_assert(offsetof(curl_version_info_data, features) == offsetof(struct courier_curl_version_info, features), "features");
 _Static_assert(COURIER_CURLMSG_DONE == CURLMSG_DONE && COURIER_CURLVERSION_NOW == CURLVERSION_NOW
                && COURIER_CURL_GLOBAL_ALL == CURL_GLOBAL_ALL, "private constants");
 _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is not 64 bits");

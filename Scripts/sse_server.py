@@ -80,7 +80,25 @@ GET /release/KEY
     Lets every waiting and later /held/KEY answer; 200 {"released": <requests waiting>}.
 GET /arrivals/KEY
     200 application/json {"arrivals": <requests that reached /held/KEY>, "waiting": <still held>}.
+
+Content codings and Age, for the content-coding and cache-age tests (each request to these counts
+as an arrival of KEY, read with /arrivals/KEY, when it carries ?key=KEY):
+GET or POST /coded/NAME[?key=KEY][&age=N]
+    200 application/octet-stream with `Cache-Control: max-age=60` (and `Age: N` when asked), whose
+    `Content-Encoding` and body depend on NAME:
+      unknown:  `x-courier` (a coding no client decodes), body CODED_BODY as is;
+      stacked:  `gzip, x-courier`, body CODED_BODY as is (a client cannot decode x-courier, so
+                gzip cannot be undone either: the body must arrive exactly as sent);
+      gzip:     `gzip`, body the gzip (mtime 0) of b"decoded by libcurl\n" (19 bytes decoded);
+      identity: `identity`, body CODED_BODY as is.
+    CODED_BODY is b"courier-coded\x00\x01\x80\xfe\xff" (18 bytes: not UTF-8, not gzip).
+    Any other NAME: 404.
+GET /aged?key=KEY[&age=N][&max_age=M][&revalidated_age=R]
+    200 text/plain "aged KEY\n" with `Cache-Control: max-age=M` (default 60), `Age: N` (default 5),
+    `ETag: "aged-KEY"` and the server's `Date`. A request whose If-None-Match is that ETag gets a
+    304 with the same Cache-Control and ETag, and `Age: R` only when revalidated_age is given.
 """
+import gzip
 import json
 import logging
 import sys
@@ -281,6 +299,54 @@ async def arrivals(request: Request) -> Response:
     return JSONResponse({"arrivals": entry["arrivals"], "waiting": entry["waiting"]})
 
 
+CODED_BODY = b"courier-coded\x00\x01\x80\xfe\xff"
+CODINGS = {
+    "unknown": ("x-courier", CODED_BODY),
+    "stacked": ("gzip, x-courier", CODED_BODY),
+    "gzip": ("gzip", gzip.compress(b"decoded by libcurl\n", mtime=0)),
+    "identity": ("identity", CODED_BODY),
+}
+
+
+def count_arrival(request: Request):
+    key = request.query_params.get("key")
+    if key is not None:
+        held_entry(key)["arrivals"] += 1
+
+
+def age_headers(request: Request, default_age=None) -> dict:
+    headers = {"cache-control": f"max-age={int(request.query_params.get('max_age', '60'))}"}
+    age = request.query_params.get("age", default_age)
+    if age is not None:
+        headers["age"] = str(int(age))
+    return headers
+
+
+async def coded(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name not in CODINGS:
+        return text(f"unknown coding route {name!r}: one of {', '.join(CODINGS)}\n", 404)
+    count_arrival(request)
+    coding, body = CODINGS[name]
+    # Explicit bytes and headers: Starlette neither encodes nor compresses a Response's body.
+    headers = {"content-type": "application/octet-stream", "content-encoding": coding, **age_headers(request)}
+    return Response(body, headers=headers)
+
+
+async def aged(request: Request) -> Response:
+    count_arrival(request)
+    key = request.query_params.get("key", "")
+    etag = f'"aged-{key}"'
+    if request.headers.get("if-none-match") == etag:
+        headers = {"etag": etag, **age_headers(request)}
+        headers.pop("age", None)
+        revalidated_age = request.query_params.get("revalidated_age")
+        if revalidated_age is not None:
+            headers["age"] = str(int(revalidated_age))
+        return Response(status_code=304, headers=headers)
+    return Response(f"aged {key}\n", headers={"content-type": "text/plain", "etag": etag, **age_headers(request, "5")})
+
+
 app = Starlette(routes=[
     Route("/events/basic", basic),
     Route("/events/reconnect", reconnect),
@@ -293,6 +359,8 @@ app = Starlette(routes=[
     Route("/held/{key}", held),
     Route("/release/{key}", release),
     Route("/arrivals/{key}", arrivals),
+    Route("/coded/{name}", coded, methods=["GET", "POST"]),
+    Route("/aged", aged),
 ])
 
 

@@ -108,6 +108,8 @@ int courier_curl_load(char *reason, size_t capacity) {
 }
 
 const char *courier_curl_version(void) { return version ? version->version : ""; }
+unsigned int courier_curl_version_number(void) { return version ? version->version_num : 0; }
+int courier_curl_features(void) { return version ? version->features : 0; }
 
 CourierCurlEasy *courier_curl_easy_init(void) { return curl.easy_init(); }
 void courier_curl_easy_cleanup(CourierCurlEasy *easy) { curl.easy_cleanup(easy); }

@@ -37,6 +37,8 @@ struct courier_curl_version_info {
     int age;
     const char *version;
     unsigned int version_num;
+    const char *host;
+    int features;
     // (more fields follow, which Courier does not read)
 };
 

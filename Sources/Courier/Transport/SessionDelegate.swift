@@ -145,7 +145,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 stream.receiver.transportDidReceive(challenged)
                 return stream.receiver.transportDidComplete(nil)
             }
-            return stream.receiver.transportDidComplete(RequestError(URLSessionTransport.urlError(error, url: url)))
+            return stream.receiver.transportDidComplete(RequestError(URLSessionTransport.urlError(error, url: url,
+                                                                                                  response: task.response)))
         }
         guard stream.hasHead else {
             var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is not an HTTP response"]

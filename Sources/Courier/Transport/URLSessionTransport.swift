@@ -111,9 +111,11 @@ final class URLSessionTransport: Transport {
         streamingSession.invalidateAndCancel()
     }
 
-    /// The `URLError` that says what a task's error means.
-    static func urlError(_ error: any Error, url: URL?) -> URLError {
+    /// The `URLError` that says what a task's error means; `response` is the head, when the task
+    /// had one (delegate-driven tasks do), to name what it could not decode.
+    static func urlError(_ error: any Error, url: URL?, response: URLResponse? = nil) -> URLError {
         let nsError = error as NSError
+        if let undecodable = undecodableContent(nsError, url: url, response: response) { return undecodable }
         if let code = libcurlFailure(nsError) { return URLError(code, userInfo: nsError.userInfo) }
         if let urlError = error as? URLError { return urlError }
         if nsError.domain == NSURLErrorDomain, let code = urlErrorCode(nsError.code) {
@@ -127,7 +129,7 @@ final class URLSessionTransport: Transport {
     private static func result(
         data: Data?, response: URLResponse?, error: (any Error)?, url: URL?
     ) -> Result<TransportResponse, URLError> {
-        if let error { return .failure(urlError(error, url: url)) }
+        if let error { return .failure(urlError(error, url: url, response: response)) }
         guard let http = response as? HTTPURLResponse else {
             var info: [String: Any] = [NSLocalizedDescriptionKey: "The response is not an HTTP response"]
             if let url { info[NSURLErrorFailingURLErrorKey] = url }
@@ -158,6 +160,31 @@ func libcurlFailure(_ error: NSError) -> URLError.Code? {
         (["too large response headers", "header too large"], .badServerResponse),
     ]
     return meanings.first { meaning in meaning.phrases.contains { message.contains($0) } }?.code
+}
+
+/// The error for a body in a content coding Linux's URLSession cannot decode.
+///
+/// Its libcurl handle decodes deflate, gzip, br and zstd, and fails any other coding (libcurl's
+/// error 61, reported as `NSURLErrorUnknown` with libcurl's "Unrecognized content encoding type"
+/// and neither the response nor the coding's name). Courier cannot configure that handle, so it
+/// says what happened and what to do: the curl transport delivers such a body as sent. The
+/// coding is named when the task had the head (`response`: delegate-driven tasks, which a
+/// `maximumResponseSize` or a stream makes; a completion-handler task gets none).
+func undecodableContent(_ error: NSError, url: URL?, response: URLResponse? = nil) -> URLError? {
+    guard error.domain == NSURLErrorDomain, error.code == NSURLErrorUnknown else { return nil }
+    let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+    guard message.lowercased().contains("unrecognized content encoding") else { return nil }
+    let coding = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Encoding")
+    var info: [String: Any] = [
+        NSLocalizedDescriptionKey: "the server sent the body in "
+            + (coding.map { "the content coding \"\($0)\"" } ?? "a content coding")
+            + ", which URLSession on Linux cannot decode "
+            + "and does not deliver undecoded (libcurl: \(message)); send the request through the curl transport "
+            + "(RequestTransport.curl), which delivers such a body as sent, with its Content-Encoding",
+        NSUnderlyingErrorKey: error,
+    ]
+    if let url = url ?? error.userInfo[NSURLErrorFailingURLErrorKey] as? URL { info[NSURLErrorFailingURLErrorKey] = url }
+    return URLError(.cannotDecodeContentData, userInfo: info)
 }
 
 /// The URLError code for a raw NSURLErrorDomain code (whose initialiser is failable only on Linux).

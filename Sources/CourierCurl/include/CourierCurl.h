@@ -32,6 +32,7 @@ enum {
     COURIER_CURLOPT_LOW_SPEED_LIMIT = 19,
     COURIER_CURLOPT_LOW_SPEED_TIME = 20,
     COURIER_CURLOPT_BUFFERSIZE = 98,
+    COURIER_CURLOPT_HTTP_CONTENT_DECODING = 158,
     // Easy options: pointer values (strings are copied by libcurl; lists and data are not)
     COURIER_CURLOPT_WRITEDATA = 10001,
     COURIER_CURLOPT_URL = 10002,
@@ -70,6 +71,10 @@ enum {
     COURIER_CURL_SEEKFUNC_OK = 0,
     COURIER_CURL_SEEKFUNC_CANTSEEK = 2,
     COURIER_CURL_ERROR_SIZE = 256,
+    // Features (curl_version_info_data.features): which content codings libcurl can decode
+    COURIER_CURL_VERSION_LIBZ = 1 << 3,
+    COURIER_CURL_VERSION_BROTLI = 1 << 23,
+    COURIER_CURL_VERSION_ZSTD = 1 << 26,
 
     // Results (CURLcode) that Courier tells apart
     COURIER_CURLE_UNSUPPORTED_PROTOCOL = 1,
@@ -108,6 +113,10 @@ int courier_curl_load(char *reason, size_t capacity);
 
 /// libcurl's version, as "7.88.1"; only after a successful load.
 const char *courier_curl_version(void);
+/// libcurl's version as a number (0x075801 for 7.88.1); only after a successful load.
+unsigned int courier_curl_version_number(void);
+/// libcurl's feature bits (COURIER_CURL_VERSION_*); only after a successful load.
+int courier_curl_features(void);
 
 CourierCurlEasy *courier_curl_easy_init(void);
 void courier_curl_easy_cleanup(CourierCurlEasy *easy);

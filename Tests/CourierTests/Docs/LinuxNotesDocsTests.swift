@@ -61,6 +61,15 @@ final class LinuxNotesDocsTests: XCTestCase {
         XCTAssertNotNil(RequestQueueConfiguration.default.sessionConfiguration.urlCache, "each default is a fresh copy")
     }
 
+    // Linux Notes › Content codings libcurl cannot decode (the behaviour: ContentCodingIntegrationTests).
+    func testChoosingTheCurlTransportForCodingsLibcurlCannotDecode() {
+        var config = RequestQueueConfiguration.default
+        config.transport = .curl     // bodies in codings libcurl cannot decode arrive as sent
+        #if os(Linux)
+        XCTAssertEqual("\(config.transport)", "\(RequestTransport.curl)")
+        #endif
+    }
+
     // Linux Notes › Bodies without a Content-Type: the body's own type is sent.
     func testBodyIsSentWithItsContentType() async throws {
         let fixtures = FixtureTransport()

@@ -306,8 +306,8 @@ final class CacheIntegrationTests: XCTestCase {
         for id in cancelled { queue.cancel(id) }
         // (The one transfer is on its way to the server, which counts it when it arrives: the
         // count is read, over another connection, once it has, and then it must be exactly one.)
-        XCTAssertTrue(eventually(timeout: 60) { ((try? arrivals(key, at: server)) ?? 0) >= 1 }, "the transfer reached the server")
-        XCTAssertEqual(try arrivals(key, at: server), 1)
+        XCTAssertTrue(eventually(timeout: 60) { ((try? HTTPBin.arrivals(key, at: server)) ?? 0) >= 1 }, "the transfer reached the server")
+        XCTAssertEqual(try HTTPBin.arrivals(key, at: server), 1)
         _ = try Data(contentsOf: server.appendingPathComponent("release/\(key)"))
         // Then the server was reached once, and each of the 70 survivors has its answer
         for id in ids {
@@ -319,12 +319,6 @@ final class CacheIntegrationTests: XCTestCase {
                 XCTAssertTrue(text.contains("\"arrivals\":1"), "\(id): \(text)")
             }
         }
-        XCTAssertEqual(try arrivals(key, at: server), 1)
-    }
-
-    private func arrivals(_ key: String, at server: URL) throws -> Int {
-        let data = try Data(contentsOf: server.appendingPathComponent("arrivals/\(key)"))
-        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        return try XCTUnwrap(object?["arrivals"] as? Int)
+        XCTAssertEqual(try HTTPBin.arrivals(key, at: server), 1)
     }
 }

@@ -47,6 +47,13 @@ enum HTTPBin {
                        + "yourself (under .build/venv's Python) and set COURIER_JSON_API_URL=http://127.0.0.1:PORT")
     }
 
+    /// How many requests with `?key=KEY` (or to /held/KEY) reached the server-sent-events server.
+    static func arrivals(_ key: String, at server: URL) throws -> Int {
+        let data = try Data(contentsOf: server.appendingPathComponent("arrivals/\(key)"))
+        let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return try XCTUnwrap(object?["arrivals"] as? Int)
+    }
+
     /// nginx serving a folder of static files over plain HTTP (started by Scripts/test.sh): tests
     /// write files into `directory` and fetch them from `url`. nginx answers `Range` and `If-Range`
     /// itself (its ETag is the file's modification time and size), echoes what it received in

@@ -51,6 +51,11 @@ final class CurlEasy {
     private var headerList: OpaquePointer?
     /// libcurl writes its detailed message here when a transfer fails; it keeps the pointer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: COURIER_CURL_ERROR_SIZE)
+    /// Whether libcurl decodes content codings in this transfer (`CURLOPT_HTTP_CONTENT_DECODING`,
+    /// on by default); see `ContentCoding`.
+    private(set) var decodesContent = true
+    /// The transfer was stopped to be sent again with content decoding off (`ContentCoding`).
+    var restartsUndecoded = false
 
     init?() {
         guard let handle = courier_curl_easy_init() else { return nil }
@@ -85,6 +90,9 @@ final class CurlEasy {
     func prepare(for exchange: CurlExchange) {
         courier_curl_easy_reset(handle)
         self.exchange = exchange
+        exchange.easy = self
+        decodesContent = true
+        restartsUndecoded = false
         errorBuffer[0] = 0
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         setLong(COURIER_CURLOPT_NOSIGNAL, 1)
@@ -126,6 +134,14 @@ final class CurlEasy {
         case .totalTimeout(let milliseconds): return setLong(COURIER_CURLOPT_TIMEOUT_MS, milliseconds)
         case .receiveBufferSize(let bytes): return setLong(COURIER_CURLOPT_BUFFERSIZE, bytes)
         }
+    }
+
+    /// Turns libcurl's content decoding on or off for this transfer, even from within a callback
+    /// (which libcurl before 8.5.0 honours for the body still to come; see `ContentCoding`).
+    func setContentDecoding(_ on: Bool) {
+        guard on != decodesContent else { return }
+        decodesContent = on
+        setLong(COURIER_CURLOPT_HTTP_CONTENT_DECODING, on ? 1 : 0)
     }
 
     /// Sets the request's header lines ("Name: value", or "Name:" to suppress one of libcurl's own).

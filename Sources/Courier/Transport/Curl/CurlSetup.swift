@@ -6,7 +6,10 @@ import FoundationNetworking
 
 /// Turns a ``TransportRequest`` into a configured easy handle, on the loop thread.
 enum CurlSetup {
-    static func configure(_ easy: CurlEasy, for transfer: CurlTransfer, options: CurlOptions) -> Result<CurlExchange, RequestError> {
+    /// `decodingContent` false sends a request again whose response came in a content coding
+    /// libcurl cannot decode (`ContentCoding`).
+    static func configure(_ easy: CurlEasy, for transfer: CurlTransfer, options: CurlOptions,
+                          decodingContent: Bool = true) -> Result<CurlExchange, RequestError> {
         if let unusable = options.unusable { return .failure(unusable) }
         let request = transfer.request.urlRequest
         guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -54,6 +57,7 @@ enum CurlSetup {
         }
         // Every encoding libcurl can decode, decoded as it arrives.
         easy.set(.acceptEncoding(""))
+        if !decodingContent { easy.setContentDecoding(false) }
         easy.setHeaders(options.headerLines(for: transfer.request))
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }

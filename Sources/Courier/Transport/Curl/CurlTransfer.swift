@@ -95,6 +95,8 @@ final class CurlExchange {
     private var failure: RequestError?
     /// A streamed transfer's receiver asked for a pause: the next bytes are left with libcurl.
     private var pausedByReceiver = false
+    /// The easy handle running it (set by `CurlEasy.prepare`), for `bodyCoding(of:)`.
+    weak var easy: CurlEasy?
 
     /// What the write callback tells libcurl.
     enum BodyStep {
@@ -118,8 +120,9 @@ final class CurlExchange {
         }
         guard !wasComplete, let head = parser.head else { return true }
         let length = head.values(of: "Content-Length").last.flatMap { Int64($0) }
-        let encoded = !(head.values(of: "Content-Encoding").last.map { $0.lowercased() == "identity" } ?? true)
-        if let length, !encoded {
+        let countable: Bool
+        switch bodyCoding(of: head) { case .success(let asSent): countable = asSent; case .failure(let error): return stop(error) }
+        if let length, countable {
             transfer.totalBytesToReceive.store(length, ordering: .relaxed)
             // The limit is a buffered body's; a stream's consumer bounds memory by pausing.
             if case .buffered = transfer.delivery, let limit = options.maximumResponseSize, length > Int64(limit) {
