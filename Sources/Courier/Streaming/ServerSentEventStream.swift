@@ -155,6 +155,12 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
         return stream
     }
 
+    /// How many sequences of ``connectionStates`` are followed now (for tests: a follower that
+    /// stops is let go).
+    var connectionStateFollowers: Int {
+        state.withLock { $0.observers.count }
+    }
+
     /// Stops the stream and its connection; reading then throws ``RequestError/cancelled``, and the
     /// state is ``ServerSentEventConnectionState/Ending/cancelled`` (unless it had already ended).
     public func cancel() {

@@ -155,4 +155,428 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertEqual(count, 0)
         XCTAssertEqual(transport.all.count, 1)
     }
+
+    // MARK: - Connection states
+
+    private typealias State = ServerSentEventConnectionState
+
+    /// The head a connection of `/feed` opens with, as `connectionState` shows it.
+    private func openHead(_ headers: HTTPFields = ["Content-Type": "text/event-stream"]) -> ResponseHead {
+        ResponseHead(status: 200, headerFields: headers, url: URL(string: "https://api.example.com/feed")!)
+    }
+
+    /// A follower of a stream's states, from the moment it was made until they finish.
+    private struct Follower {
+        let finished: XCTestExpectation
+        let task: Task<[State], Never>
+    }
+
+    private func follow(_ events: ServerSentEventStream) -> Follower {
+        let states = events.connectionStates
+        let finished = expectation(description: "the states finished")
+        let task = Task {
+            var seen: [State] = []
+            for await state in states { seen.append(state) }
+            finished.fulfill()
+            return seen
+        }
+        return Follower(finished: finished, task: task)
+    }
+
+    /// Every state the follower saw, once its sequence finished (30 s at most).
+    private func seen(by follower: Follower) async -> [State] {
+        await fulfillment(of: [follower.finished], timeout: 30)
+        follower.task.cancel()
+        return await follower.task.value
+    }
+
+    func testStatesOfAConnectionLostThenReconnected() async throws {
+        // Given an event stream followed from the start
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        let reading = Task {
+            var iterator = events.makeAsyncIterator()
+            var out: [String] = []
+            while out.count < 2, let event = try await iterator.next() { out.append(event.data) }
+            return out
+        }
+
+        // When the first connection delivers an event and is lost, and the second delivers one
+        let first = try transport.next()
+        first.head(200, eventStream)
+        first.send("data: a\n\n")
+        first.finish(.transportFailed(URLError(.networkConnectionLost)))
+        let second = try transport.next()
+        second.head(200, ["Content-Type": "text/event-stream", "X-Server": "b"])
+        second.send("data: b\n\n")
+        let received = try await reading.value
+        XCTAssertEqual(events.connectionState, .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])))
+        events.cancel()
+
+        // Then the follower saw both connections, the wait after the lost one, and the end
+        XCTAssertEqual(received, ["a", "b"])
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .open(openHead()),
+            .reconnecting(after: .transportFailed(URLError(.networkConnectionLost)), delay: 0),
+            .connecting(connection: 2),
+            .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])),
+            .ended(.cancelled),
+        ])
+        XCTAssertEqual(events.connectionState, .ended(.cancelled))
+    }
+
+    func testStatesWaitForTheServersRetryAfterItEndedTheResponse() async throws {
+        // Given an event stream followed from the start
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        let reading = Task {
+            var iterator = events.makeAsyncIterator()
+            return try await iterator.next()?.data
+        }
+
+        // When the server asks for 10 ms between connections and ends the response, and the next
+        // connection brings an event
+        let first = try transport.next()
+        first.head(200, eventStream)
+        first.send("retry: 10\n\n")
+        first.finish()
+        let second = try transport.next()
+        second.head(200, eventStream)
+        second.send("data: after\n\n")
+        let received = try await reading.value
+        events.cancel()
+
+        // Then the wait was the server's, after no error
+        XCTAssertEqual(received, "after")
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .open(openHead()),
+            .reconnecting(after: nil, delay: 0.01),
+            .connecting(connection: 2),
+            .open(openHead()),
+            .ended(.cancelled),
+        ])
+    }
+
+    func testStatesOfConnectionsThatGiveUpAtTheLimit() async throws {
+        // Given at most 2 reconnections in a row without an event
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumReconnections = 2 })
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When three connections in a row are refused
+        for _ in 0..<3 {
+            try transport.next().finish(.transportFailed(URLError(.cannotConnectToHost)))
+        }
+
+        // Then each refusal was waited out until the limit, which ended the stream with the last one
+        let refused = RequestError.transportFailed(URLError(.cannotConnectToHost))
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .reconnecting(after: refused, delay: 0),
+            .connecting(connection: 2),
+            .reconnecting(after: refused, delay: 0),
+            .connecting(connection: 3),
+            .ended(.reconnectionLimitReached(lastError: refused)),
+        ])
+        guard case .failure(RequestError.transportFailed(let error)) = await reading.result else { return XCTFail("no failure") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+    }
+
+    func testStatesOfA204() async throws {
+        // Given an event stream followed from the start
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        let reading = Task {
+            var count = 0
+            for try await _ in events { count += 1 }
+            return count
+        }
+
+        // When the server answers 204
+        let task = try transport.next()
+        task.head(204)
+        task.finish()
+
+        // Then the stream never opened and ended with no content, reading without an error
+        let count = try await reading.value
+        XCTAssertEqual(count, 0)
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .ended(.noContent)])
+    }
+
+    func testStatesOfAnErrorStatus() async throws {
+        // Given an event stream followed from the start
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When the server answers 503
+        let task = try transport.next()
+        task.head(503, ["Content-Type": "text/plain"])
+        task.send("busy")
+        task.finish()
+
+        // Then the stream failed with that answer, without reconnecting, and reading threw it
+        let response = HTTPURLResponse(url: URL(string: "https://api.example.com/feed")!, statusCode: 503,
+                                       httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "text/plain"])!
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .ended(.failed(.validationFailed(response, body: ResponseData(Data("busy".utf8))))),
+        ])
+        guard case .failure(let error) = await reading.result else { return XCTFail("no failure") }
+        XCTAssertEqual((error as? RequestError)?.statusCode, 503)
+        XCTAssertEqual(transport.all.count, 1)
+    }
+
+    func testStatesOfAResponseThatIsNotAnEventStream() async throws {
+        // Given an event stream followed from the start
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When the server answers with text
+        let task = try transport.next()
+        task.head(200, ["Content-Type": "text/plain"])
+
+        // Then the stream failed saying so, without opening
+        let states = await seen(by: follower)
+        XCTAssertEqual(states.count, 2)
+        XCTAssertEqual(states.first, .connecting(connection: 1))
+        guard case .ended(.failed(.transportFailed(let error)))? = states.last else { return XCTFail("\(states)") }
+        XCTAssertEqual(error.code, .badServerResponse)
+        guard case .failure = await reading.result else { return XCTFail("no failure") }
+    }
+
+    func testStatesOfAnEventOverTheLimit() async throws {
+        // Given events of at most 16 bytes
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumEventSize = 16 })
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When an endless event arrives
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.send("data: " + String(repeating: "x", count: 64))
+
+        // Then the open stream failed with the limit
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.failed(.streamLimitExceeded(.eventSize(16))))])
+        guard case .failure(RequestError.streamLimitExceeded(.eventSize(16))) = await reading.result else { return XCTFail("no failure") }
+    }
+
+    func testStatesWithoutReconnection() async throws {
+        // Given a stream that does not reconnect
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When the server ends the response
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.finish()
+
+        // Then the stream closed, reading without an error
+        try await reading.value
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.closed)])
+    }
+
+    func testStatesWithoutReconnectionOfALostConnection() async throws {
+        // Given a stream that does not reconnect
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
+        let follower = follow(events)
+        let reading = Task {
+            for try await _ in events {}
+        }
+
+        // When the connection is lost
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.finish(.transportFailed(URLError(.networkConnectionLost)))
+
+        // Then the stream failed with that error, which reading threw
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1), .open(openHead()),
+            .ended(.failed(.transportFailed(URLError(.networkConnectionLost)))),
+        ])
+        guard case .failure(RequestError.transportFailed(let error)) = await reading.result else { return XCTFail("no failure") }
+        XCTAssertEqual(error.code, .networkConnectionLost)
+    }
+
+    func testStatesOfACancellationDuringTheReconnectionDelay() async throws {
+        // Given a stream that waits an hour before reconnecting
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnectionDelay = 3600 })
+        let follower = follow(events)
+        var states = events.connectionStates.makeAsyncIterator()
+        let reading = Task {
+            for try await _ in events {}
+        }
+        let task = try transport.next()
+        task.head(200, eventStream)
+        task.finish()
+        let waiting: [State?] = [await states.next(), await states.next(), await states.next()]
+        XCTAssertEqual(waiting, [.connecting(connection: 1), .open(openHead()), .reconnecting(after: nil, delay: 3600)])
+
+        // When it is cancelled during the wait
+        events.cancel()
+
+        // Then it ended cancelled, with no other connection, and reading threw cancelled
+        let all = await seen(by: follower)
+        XCTAssertEqual(all, [.connecting(connection: 1), .open(openHead()), .reconnecting(after: nil, delay: 3600), .ended(.cancelled)])
+        guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
+        XCTAssertEqual(transport.all.count, 1)
+    }
+
+    func testCancellingTheReadingTaskEndsTheStatesCancelled() async throws {
+        // Given an open stream being read
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        var states = events.connectionStates.makeAsyncIterator()
+        let reading = Task {
+            for try await _ in events {}
+        }
+        let task = try transport.next()
+        task.head(200, eventStream)
+        let opened: [State?] = [await states.next(), await states.next()]
+        XCTAssertEqual(opened, [.connecting(connection: 1), .open(openHead())])
+
+        // When the reading task is cancelled
+        reading.cancel()
+
+        // Then the stream ended cancelled and its connection was stopped
+        let all = await seen(by: follower)
+        XCTAssertEqual(all, [.connecting(connection: 1), .open(openHead()), .ended(.cancelled)])
+        guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
+        XCTAssertTrue(task.waitUntilCancelled())
+    }
+
+    func testCancellingBeforeReadingEndsItWithoutAConnection() async throws {
+        // Given a stream not read yet
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
+        XCTAssertEqual(events.connectionState, .connecting(connection: 1))
+
+        // When it is cancelled, then read
+        events.cancel()
+        let result = await Task {
+            for try await _ in events {}
+        }.result
+
+        // Then its states ended cancelled, reading threw cancelled, and no connection was made
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .ended(.cancelled)])
+        guard case .failure(RequestError.cancelled) = result else { return XCTFail("not cancelled") }
+        XCTAssertEqual(events.connectionCount, 0)
+        XCTAssertEqual(transport.all.count, 0)
+    }
+
+    func testAFollowerAfterTheEndSeesOnlyTheEnding() async throws {
+        // Given a stream that ended
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        events.cancel()
+
+        // When it is followed then
+        let follower = follow(events)
+
+        // Then its sequence is the ending alone, and it is not kept
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.ended(.cancelled)])
+        XCTAssertEqual(events.connectionStateFollowers, 0)
+    }
+
+    func testEveryFollowerSeesTheCurrentStateFirstThenTheChanges() async throws {
+        // Given a stream followed from the start, being read
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let early = follow(events)
+        var states = events.connectionStates.makeAsyncIterator()
+        let reading = Task {
+            for try await _ in events {}
+        }
+        let task = try transport.next()
+        task.head(200, eventStream)
+        let opened: [State?] = [await states.next(), await states.next()]
+        XCTAssertEqual(opened, [.connecting(connection: 1), .open(openHead())])
+
+        // When two more follow it once open, and the connection is lost
+        let late = follow(events)
+        let later = follow(events)
+        task.finish(.transportFailed(URLError(.networkConnectionLost)))
+        let reconnecting = await states.next()
+        events.cancel()
+
+        // Then the early follower saw it all, the late ones from the open state on, and all finished
+        let lost = RequestError.transportFailed(URLError(.networkConnectionLost))
+        XCTAssertEqual(reconnecting, .reconnecting(after: lost, delay: 0))
+        let earlyStates = await seen(by: early)
+        let lateStates = await seen(by: late)
+        let laterStates = await seen(by: later)
+        XCTAssertEqual(earlyStates.prefix(3), [.connecting(connection: 1), .open(openHead()), .reconnecting(after: lost, delay: 0)])
+        XCTAssertEqual(earlyStates.last, .ended(.cancelled))
+        XCTAssertEqual(lateStates.prefix(2), [.open(openHead()), .reconnecting(after: lost, delay: 0)])
+        XCTAssertEqual(lateStates.last, .ended(.cancelled))
+        XCTAssertEqual(laterStates, lateStates)
+        _ = await reading.result
+    }
+
+    func testReleasingTheStreamEndsItsStatesAndStopsItsConnection() async throws {
+        // Given a stream followed, whose first event was read
+        var events: ServerSentEventStream? = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events!)
+        let transport = self.transport
+        let exchange = Locked<ExchangeTransport.Exchange?>(nil)
+        DispatchQueue.global().async {
+            guard let task = try? transport.next() else { return }
+            exchange.withLock { $0 = task }
+            task.head(200, ["Content-Type": "text/event-stream"])
+            task.send("data: first\n\n")
+        }
+        var iterator: ServerSentEventStream.AsyncIterator? = events!.makeAsyncIterator()
+        let first = try await iterator!.next()
+        XCTAssertEqual(first?.data, "first")
+
+        // When nothing holds the stream any more
+        iterator = nil
+        events = nil
+
+        // Then its follower saw it end cancelled, and its connection was stopped
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.cancelled)])
+        XCTAssertEqual(exchange.withLock { $0 }?.waitUntilCancelled(), true)
+    }
+
+    func testAFollowerThatStopsIsLetGo() async throws {
+        // Given a stream
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+
+        // When one sequence of its states is dropped unread, and another is followed by a task then cancelled
+        _ = events.connectionStates
+        let following = events.connectionStates
+        XCTAssertEqual(events.connectionStateFollowers, 1)
+        let task = Task {
+            for await _ in following {}
+        }
+        task.cancel()
+        await task.value
+
+        // Then neither is kept by the stream
+        XCTAssertTrue(eventually { events.connectionStateFollowers == 0 })
+        events.cancel()
+    }
 }
