@@ -168,4 +168,185 @@ final class ServerSentEventsIntegrationTests: XCTestCase {
         XCTAssertEqual(log.disconnected, true)
         XCTAssertEqual(events.connectionCount, 1)
     }
+
+    // MARK: - Connection states
+
+    /// A state as these tests compare it on both transports: a head by its status and type, an
+    /// error by its case and code (the transports' messages differ).
+    private func summary(_ state: ServerSentEventConnectionState) -> String {
+        func cause(_ error: RequestError?) -> String {
+            switch error {
+            case nil: return "the end"
+            case .transportFailed(let error)?: return "transportFailed \(error.code.rawValue)"
+            case let error? where error.statusCode != nil: return "status \(error.statusCode!)"
+            case let error?: return "\(error)"
+            }
+        }
+        switch state {
+        case .connecting(let connection): return "connecting \(connection)"
+        case .open(let head): return "open \(head.status) \(head.headerFields["Content-Type"] ?? "-")"
+        case .reconnecting(let error, let delay): return "reconnecting after \(cause(error)) in \(delay) s"
+        case .ended(.noContent): return "ended noContent"
+        case .ended(.reconnectionLimitReached(let error)): return "ended reconnectionLimitReached after \(cause(error))"
+        case .ended(.closed): return "ended closed"
+        case .ended(.cancelled): return "ended cancelled"
+        case .ended(.failed(let error)): return "ended failed: \(cause(error))"
+        }
+    }
+
+    private let opened = "open 200 text/event-stream; charset=utf-8"
+
+    func testStatesFollowTheReconnectionsUntilTheServerAnswers204() async throws {
+        let queue = try self.queue()
+        // Given a session whose server sends events 1–3 (asking for 50 ms between connections),
+        // then 4–5, then 204, followed from the start
+        let session = UUID().uuidString
+        let events = queue.events(try request("/events/reconnect?session=\(session)"))
+        let follower = follow(events)
+
+        // When the stream is read
+        var ids: [String] = []
+        for try await event in events { ids.append(event.lastEventID) }
+
+        // Then the follower saw three connections, the server's wait after each end, and the 204
+        XCTAssertEqual(ids, ["1", "2", "3", "4", "5"])
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, [
+            "connecting 1", opened, "reconnecting after the end in 0.05 s",
+            "connecting 2", opened, "reconnecting after the end in 0.05 s",
+            "connecting 3", "ended noContent",
+        ])
+        XCTAssertEqual(events.connectionState, .ended(.noContent))
+    }
+
+    func testStatesOfAConnectionCutShortThenResumed() async throws {
+        let queue = try self.queue()
+        // Given a session whose server sends one event and then drops the connection, and answers
+        // the reconnection after event 1 with 204
+        let session = UUID().uuidString
+        let events = queue.events(try request("/events/drop?session=\(session)"))
+        let follower = follow(events)
+
+        // When the stream is read
+        var received: [String] = []
+        for try await event in events { received.append(event.data) }
+
+        // Then the wait to reconnect was after a lost connection, and the next one resumed after event 1
+        XCTAssertEqual(received, ["before the drop"])
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, [
+            "connecting 1", opened,
+            "reconnecting after transportFailed \(URLError.Code.networkConnectionLost.rawValue) in 0.01 s",
+            "connecting 2", "ended noContent",
+        ])
+        let log = try await SSELog.entries(session: session, server: try HTTPBin.sseServer())
+        XCTAssertEqual(log.map(\.lastEventID), [nil, "1"])
+    }
+
+    func testStatesOfQuietConnectionsUpToTheLimit() async throws {
+        let queue = try self.queue()
+        // Given at most 1 reconnection without an event, to a server that ends every response at once
+        var options = ServerSentEventOptions()
+        options.maximumReconnections = 1
+        options.reconnectionDelay = 0.01
+        let events = queue.events(try request("/events/endless?count=0"), options: options)
+        let follower = follow(events)
+
+        // When the stream is read
+        var count = 0
+        for try await _ in events { count += 1 }
+
+        // Then it gave up after the second empty connection, without an error
+        XCTAssertEqual(count, 0)
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, [
+            "connecting 1", opened, "reconnecting after the end in 0.01 s",
+            "connecting 2", opened, "ended reconnectionLimitReached after the end",
+        ])
+    }
+
+    func testStatesOfRefusedConnectionsUpToTheLimit() async throws {
+        let queue = try self.queue()
+        // Given at most 1 reconnection without an event, to a port where nothing listens
+        var options = ServerSentEventOptions()
+        options.maximumReconnections = 1
+        options.reconnectionDelay = 0.01
+        let events = queue.events("http://127.0.0.1:\(HTTPBin.closedPort())/events", options: options)
+        let follower = follow(events)
+
+        // When the stream is read
+        let result = await Task {
+            for try await _ in events {}
+        }.result
+
+        // Then both refusals were seen, and reading threw the last
+        let refused = "transportFailed \(URLError.Code.cannotConnectToHost.rawValue)"
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, [
+            "connecting 1", "reconnecting after \(refused) in 0.01 s",
+            "connecting 2", "ended reconnectionLimitReached after \(refused)",
+        ])
+        guard case .failure(RequestError.transportFailed(let error)) = result else { return XCTFail("\(result)") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+    }
+
+    func testStatesOfAnErrorStatus() async throws {
+        let queue = try self.queue()
+        let events = queue.events(try request("/events/status/503"))
+        let follower = follow(events)
+        let result = await Task {
+            for try await _ in events {}
+        }.result
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, ["connecting 1", "ended failed: status 503"])
+        guard case .failure(let error) = result else { return XCTFail("no error") }
+        XCTAssertEqual((error as? RequestError)?.statusCode, 503)
+    }
+
+    func testStatesOfAResponseThatIsNotAnEventStream() async throws {
+        let queue = try self.queue()
+        let events = queue.events(try request("/events/wrong-type"))
+        let follower = follow(events)
+        _ = await Task {
+            for try await _ in events {}
+        }.result
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, ["connecting 1", "ended failed: transportFailed \(URLError.Code.badServerResponse.rawValue)"])
+    }
+
+    func testStatesWithoutReconnection() async throws {
+        let queue = try self.queue()
+        var options = ServerSentEventOptions()
+        options.reconnects = false
+        let events = queue.events(try request("/events/basic"), options: options)
+        let follower = follow(events)
+        var received: [ServerSentEvent] = []
+        for try await event in events { received.append(event) }
+        XCTAssertEqual(received, Self.basicEvents)
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, ["connecting 1", opened, "ended closed"])
+    }
+
+    func testStatesOfACancelledStream() async throws {
+        let queue = try self.queue()
+        // Given an endless stream being read, followed from the start
+        let events = queue.events(try request("/events/endless?interval_ms=5&count=100000"))
+        let follower = follow(events)
+
+        // When it is cancelled after three events
+        var seenEvents = 0
+        do {
+            for try await _ in events {
+                seenEvents += 1
+                if seenEvents == 3 { events.cancel() }
+            }
+            XCTFail("no error")
+        } catch {
+            guard case .cancelled = error else { return XCTFail("\(error)") }
+        }
+
+        // Then it was open, then cancelled
+        let states = await seen(by: follower).map(summary)
+        XCTAssertEqual(states, ["connecting 1", opened, "ended cancelled"])
+    }
 }

@@ -165,31 +165,6 @@ final class ServerSentEventStreamTests: XCTestCase {
         ResponseHead(status: 200, headerFields: headers, url: URL(string: "https://api.example.com/feed")!)
     }
 
-    /// A follower of a stream's states, from the moment it was made until they finish.
-    private struct Follower {
-        let finished: XCTestExpectation
-        let task: Task<[State], Never>
-    }
-
-    private func follow(_ events: ServerSentEventStream) -> Follower {
-        let states = events.connectionStates
-        let finished = expectation(description: "the states finished")
-        let task = Task {
-            var seen: [State] = []
-            for await state in states { seen.append(state) }
-            finished.fulfill()
-            return seen
-        }
-        return Follower(finished: finished, task: task)
-    }
-
-    /// Every state the follower saw, once its sequence finished (30 s at most).
-    private func seen(by follower: Follower) async -> [State] {
-        await fulfillment(of: [follower.finished], timeout: 30)
-        follower.task.cancel()
-        return await follower.task.value
-    }
-
     func testStatesOfAConnectionLostThenReconnected() async throws {
         // Given an event stream followed from the start
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
