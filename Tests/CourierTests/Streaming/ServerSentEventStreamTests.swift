@@ -25,9 +25,41 @@ final class ServerSentEventStreamTests: XCTestCase {
 
     private let eventStream = ["Content-Type": "text/event-stream"]
 
+    private typealias State = ServerSentEventConnectionState
+
+    /// The head a connection of `/feed` opens with, as `connectionState` shows it.
+    private func openHead(_ headers: HTTPFields = ["Content-Type": "text/event-stream"]) -> ResponseHead {
+        ResponseHead(status: 200, headerFields: headers, url: URL(string: "https://api.example.com/feed")!)
+    }
+
+    /// A stream of `/feed` being read, followed from the start, once its first connection is open.
+    private struct OpenStream {
+        let events: ServerSentEventStream
+        let follower: ConnectionStateFollower
+        /// Another follower, at the open state.
+        var states: AsyncStream<State>.Iterator
+        let reading: Task<Void, any Error>
+        let exchange: ExchangeTransport.Exchange
+    }
+
+    private func openStream(_ options: ServerSentEventOptions) async throws -> OpenStream {
+        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options)
+        let follower = follow(events)
+        var states = events.connectionStates.makeAsyncIterator()
+        let reading = Task {
+            for try await _ in events {}
+        }
+        let exchange = try transport.next()
+        exchange.head(200, eventStream)
+        let opened: [State?] = [await states.next(), await states.next()]
+        XCTAssertEqual(opened, [.connecting(connection: 1), .open(openHead())])
+        return OpenStream(events: events, follower: follower, states: states, reading: reading, exchange: exchange)
+    }
+
     func testALostConnectionReconnectsWithTheLastEventID() async throws {
-        // Given an event stream
+        // Given an event stream, its states followed from the start
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
         let reading = Task {
             var iterator = events.makeAsyncIterator()
             var out: [ServerSentEvent] = []
@@ -47,7 +79,7 @@ final class ServerSentEventStreamTests: XCTestCase {
         // Then the next connection asks to resume after event 7, and its event follows
         let second = try transport.next()
         XCTAssertEqual(second.request.value(forHTTPHeaderField: "Last-Event-ID"), "7")
-        second.head(200, eventStream)
+        second.head(200, ["Content-Type": "text/event-stream", "X-Server": "b"])
         second.send("id: 8\ndata: c\n\n")
         let received = try await reading.value
         XCTAssertEqual(received, [
@@ -55,12 +87,26 @@ final class ServerSentEventStreamTests: XCTestCase {
             ServerSentEvent(data: "b", lastEventID: "7"),
             ServerSentEvent(data: "c", lastEventID: "8"),
         ])
+        XCTAssertEqual(events.connectionState, .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])))
         events.cancel()
+
+        // And the states showed both connections, the wait after the lost one, and the end
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .open(openHead()),
+            .reconnecting(after: .transportFailed(URLError(.networkConnectionLost)), delay: 0),
+            .connecting(connection: 2),
+            .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])),
+            .ended(.cancelled),
+        ])
+        XCTAssertEqual(events.connectionState, .ended(.cancelled))
     }
 
     func testConnectionsWithoutEventsGiveUpAfterTheMaximumWithTheLastError() async throws {
         // Given at most 2 reconnections in a row without an event
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumReconnections = 2 })
+        let follower = follow(events)
         let reading = Task {
             var count = 0
             for try await _ in events { count += 1 }
@@ -78,11 +124,23 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertEqual(error.code, .cannotConnectToHost)
         XCTAssertEqual(transport.all.count, 3)
         XCTAssertEqual(events.connectionCount, 3)
+        // And each refusal was waited out until the limit, which ended the stream with the last one
+        let refused = RequestError.transportFailed(URLError(.cannotConnectToHost))
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1),
+            .reconnecting(after: refused, delay: 0),
+            .connecting(connection: 2),
+            .reconnecting(after: refused, delay: 0),
+            .connecting(connection: 3),
+            .ended(.reconnectionLimitReached(lastError: refused)),
+        ])
     }
 
     func testAnEventOverTheLimitEndsTheStreamWithoutReconnecting() async throws {
         // Given events of at most 16 bytes
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumEventSize = 16 })
+        let follower = follow(events)
         let reading = Task {
             var out: [String] = []
             for try await event in events { out.append(event.data) }
@@ -99,108 +157,82 @@ final class ServerSentEventStreamTests: XCTestCase {
         guard case .failure(RequestError.streamLimitExceeded(.eventSize(16))) = result else { return XCTFail("\(result)") }
         XCTAssertTrue(task.waitUntilCancelled())
         XCTAssertEqual(transport.all.count, 1)
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.failed(.streamLimitExceeded(.eventSize(16))))])
     }
 
     func testWithoutReconnectionTheEndOfTheConnectionEndsTheStream() async throws {
+        // Given a stream that does not reconnect
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
+        let follower = follow(events)
         let reading = Task {
             var out: [String] = []
             for try await event in events { out.append(event.data) }
             return out
         }
         let task = try transport.next()
+        // When the server ends the response, the last event unfinished
         task.head(200, ["Content-Type": "text/event-stream; charset=utf-8"])
         task.send("data: only\n\ndata: unfinished")
         task.finish()
+
+        // Then reading ends without an error after the complete event, and the stream closed
         let received = try await reading.value
         XCTAssertEqual(received, ["only"])
         XCTAssertEqual(transport.all.count, 1)
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [
+            .connecting(connection: 1), .open(openHead(["Content-Type": "text/event-stream; charset=utf-8"])), .ended(.closed),
+        ])
     }
 
     func testCancellingDuringTheReconnectionDelayEndsAtOnce() async throws {
-        // Given a stream that waits an hour before reconnecting
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnectionDelay = 3600 })
-        let reading = Task {
-            for try await _ in events {}
-        }
-        let task = try transport.next()
-        task.head(200, eventStream)
-        task.finish()
+        // Given a stream that waits an hour before reconnecting, waiting after the server ended the response
+        var stream = try await openStream(options { $0.reconnectionDelay = 3600 })
+        let (events, follower, reading) = (stream.events, stream.follower, stream.reading)
+        stream.exchange.finish()
+        let waiting = await stream.states.next()
+        XCTAssertEqual(waiting, .reconnecting(after: nil, delay: 3600))
 
         // When it is cancelled during the wait
-        let waiting = expectation(description: "ended")
+        let ended = expectation(description: "ended")
         Task {
             _ = await reading.result
-            waiting.fulfill()
+            ended.fulfill()
         }
         events.cancel()
 
         // Then reading ends with cancelled well before the hour, without another connection
-        await fulfillment(of: [waiting], timeout: 30)
+        await fulfillment(of: [ended], timeout: 30)
         guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
         XCTAssertEqual(transport.all.count, 1)
+        let all = await seen(by: follower)
+        XCTAssertEqual(all, [.connecting(connection: 1), .open(openHead()), .reconnecting(after: nil, delay: 3600), .ended(.cancelled)])
     }
 
     func testA204EndsTheStreamCleanly() async throws {
+        // Given an event stream
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
+        let follower = follow(events)
         let reading = Task {
             var count = 0
             for try await _ in events { count += 1 }
             return count
         }
+        // When the server answers 204
         let task = try transport.next()
         task.head(204)
         task.finish()
+
+        // Then reading ends without an error and without events; the stream never opened
         let count = try await reading.value
         XCTAssertEqual(count, 0)
         XCTAssertEqual(transport.all.count, 1)
+        let states = await seen(by: follower)
+        XCTAssertEqual(states, [.connecting(connection: 1), .ended(.noContent)])
     }
 
     // MARK: - Connection states
-
-    private typealias State = ServerSentEventConnectionState
-
-    /// The head a connection of `/feed` opens with, as `connectionState` shows it.
-    private func openHead(_ headers: HTTPFields = ["Content-Type": "text/event-stream"]) -> ResponseHead {
-        ResponseHead(status: 200, headerFields: headers, url: URL(string: "https://api.example.com/feed")!)
-    }
-
-    func testStatesOfAConnectionLostThenReconnected() async throws {
-        // Given an event stream followed from the start
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
-        let follower = follow(events)
-        let reading = Task {
-            var iterator = events.makeAsyncIterator()
-            var out: [String] = []
-            while out.count < 2, let event = try await iterator.next() { out.append(event.data) }
-            return out
-        }
-
-        // When the first connection delivers an event and is lost, and the second delivers one
-        let first = try transport.next()
-        first.head(200, eventStream)
-        first.send("data: a\n\n")
-        first.finish(.transportFailed(URLError(.networkConnectionLost)))
-        let second = try transport.next()
-        second.head(200, ["Content-Type": "text/event-stream", "X-Server": "b"])
-        second.send("data: b\n\n")
-        let received = try await reading.value
-        XCTAssertEqual(events.connectionState, .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])))
-        events.cancel()
-
-        // Then the follower saw both connections, the wait after the lost one, and the end
-        XCTAssertEqual(received, ["a", "b"])
-        let states = await seen(by: follower)
-        XCTAssertEqual(states, [
-            .connecting(connection: 1),
-            .open(openHead()),
-            .reconnecting(after: .transportFailed(URLError(.networkConnectionLost)), delay: 0),
-            .connecting(connection: 2),
-            .open(openHead(["Content-Type": "text/event-stream", "X-Server": "b"])),
-            .ended(.cancelled),
-        ])
-        XCTAssertEqual(events.connectionState, .ended(.cancelled))
-    }
 
     func testStatesWaitForTheServersRetryAfterItEndedTheResponse() async throws {
         // Given an event stream followed from the start
@@ -234,56 +266,6 @@ final class ServerSentEventStreamTests: XCTestCase {
             .open(openHead()),
             .ended(.cancelled),
         ])
-    }
-
-    func testStatesOfConnectionsThatGiveUpAtTheLimit() async throws {
-        // Given at most 2 reconnections in a row without an event
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumReconnections = 2 })
-        let follower = follow(events)
-        let reading = Task {
-            for try await _ in events {}
-        }
-
-        // When three connections in a row are refused
-        for _ in 0..<3 {
-            try transport.next().finish(.transportFailed(URLError(.cannotConnectToHost)))
-        }
-
-        // Then each refusal was waited out until the limit, which ended the stream with the last one
-        let refused = RequestError.transportFailed(URLError(.cannotConnectToHost))
-        let states = await seen(by: follower)
-        XCTAssertEqual(states, [
-            .connecting(connection: 1),
-            .reconnecting(after: refused, delay: 0),
-            .connecting(connection: 2),
-            .reconnecting(after: refused, delay: 0),
-            .connecting(connection: 3),
-            .ended(.reconnectionLimitReached(lastError: refused)),
-        ])
-        guard case .failure(RequestError.transportFailed(let error)) = await reading.result else { return XCTFail("no failure") }
-        XCTAssertEqual(error.code, .cannotConnectToHost)
-    }
-
-    func testStatesOfA204() async throws {
-        // Given an event stream followed from the start
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
-        let follower = follow(events)
-        let reading = Task {
-            var count = 0
-            for try await _ in events { count += 1 }
-            return count
-        }
-
-        // When the server answers 204
-        let task = try transport.next()
-        task.head(204)
-        task.finish()
-
-        // Then the stream never opened and ended with no content, reading without an error
-        let count = try await reading.value
-        XCTAssertEqual(count, 0)
-        let states = await seen(by: follower)
-        XCTAssertEqual(states, [.connecting(connection: 1), .ended(.noContent)])
     }
 
     func testStatesOfAnErrorStatus() async throws {
@@ -334,44 +316,6 @@ final class ServerSentEventStreamTests: XCTestCase {
         guard case .failure = await reading.result else { return XCTFail("no failure") }
     }
 
-    func testStatesOfAnEventOverTheLimit() async throws {
-        // Given events of at most 16 bytes
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.maximumEventSize = 16 })
-        let follower = follow(events)
-        let reading = Task {
-            for try await _ in events {}
-        }
-
-        // When an endless event arrives
-        let task = try transport.next()
-        task.head(200, eventStream)
-        task.send("data: " + String(repeating: "x", count: 64))
-
-        // Then the open stream failed with the limit
-        let states = await seen(by: follower)
-        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.failed(.streamLimitExceeded(.eventSize(16))))])
-        guard case .failure(RequestError.streamLimitExceeded(.eventSize(16))) = await reading.result else { return XCTFail("no failure") }
-    }
-
-    func testStatesWithoutReconnection() async throws {
-        // Given a stream that does not reconnect
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
-        let follower = follow(events)
-        let reading = Task {
-            for try await _ in events {}
-        }
-
-        // When the server ends the response
-        let task = try transport.next()
-        task.head(200, eventStream)
-        task.finish()
-
-        // Then the stream closed, reading without an error
-        try await reading.value
-        let states = await seen(by: follower)
-        XCTAssertEqual(states, [.connecting(connection: 1), .open(openHead()), .ended(.closed)])
-    }
-
     func testStatesWithoutReconnectionOfALostConnection() async throws {
         // Given a stream that does not reconnect
         let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnects = false })
@@ -395,51 +339,18 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertEqual(error.code, .networkConnectionLost)
     }
 
-    func testStatesOfACancellationDuringTheReconnectionDelay() async throws {
-        // Given a stream that waits an hour before reconnecting
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options { $0.reconnectionDelay = 3600 })
-        let follower = follow(events)
-        var states = events.connectionStates.makeAsyncIterator()
-        let reading = Task {
-            for try await _ in events {}
-        }
-        let task = try transport.next()
-        task.head(200, eventStream)
-        task.finish()
-        let waiting: [State?] = [await states.next(), await states.next(), await states.next()]
-        XCTAssertEqual(waiting, [.connecting(connection: 1), .open(openHead()), .reconnecting(after: nil, delay: 3600)])
-
-        // When it is cancelled during the wait
-        events.cancel()
-
-        // Then it ended cancelled, with no other connection, and reading threw cancelled
-        let all = await seen(by: follower)
-        XCTAssertEqual(all, [.connecting(connection: 1), .open(openHead()), .reconnecting(after: nil, delay: 3600), .ended(.cancelled)])
-        guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
-        XCTAssertEqual(transport.all.count, 1)
-    }
-
     func testCancellingTheReadingTaskEndsTheStatesCancelled() async throws {
         // Given an open stream being read
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
-        let follower = follow(events)
-        var states = events.connectionStates.makeAsyncIterator()
-        let reading = Task {
-            for try await _ in events {}
-        }
-        let task = try transport.next()
-        task.head(200, eventStream)
-        let opened: [State?] = [await states.next(), await states.next()]
-        XCTAssertEqual(opened, [.connecting(connection: 1), .open(openHead())])
+        let stream = try await openStream(options())
 
         // When the reading task is cancelled
-        reading.cancel()
+        stream.reading.cancel()
 
         // Then the stream ended cancelled and its connection was stopped
-        let all = await seen(by: follower)
+        let all = await seen(by: stream.follower)
         XCTAssertEqual(all, [.connecting(connection: 1), .open(openHead()), .ended(.cancelled)])
-        guard case .failure(RequestError.cancelled) = await reading.result else { return XCTFail("not cancelled") }
-        XCTAssertTrue(task.waitUntilCancelled())
+        guard case .failure(RequestError.cancelled) = await stream.reading.result else { return XCTFail("not cancelled") }
+        XCTAssertTrue(stream.exchange.waitUntilCancelled())
     }
 
     func testCancellingBeforeReadingEndsItWithoutAConnection() async throws {
@@ -477,23 +388,15 @@ final class ServerSentEventStreamTests: XCTestCase {
     }
 
     func testEveryFollowerSeesTheCurrentStateFirstThenTheChanges() async throws {
-        // Given a stream followed from the start, being read
-        let events = queue.events(PathRequest<EmptyResponse>("/feed"), options: options())
-        let early = follow(events)
-        var states = events.connectionStates.makeAsyncIterator()
-        let reading = Task {
-            for try await _ in events {}
-        }
-        let task = try transport.next()
-        task.head(200, eventStream)
-        let opened: [State?] = [await states.next(), await states.next()]
-        XCTAssertEqual(opened, [.connecting(connection: 1), .open(openHead())])
+        // Given a stream followed from the start, being read, open
+        var stream = try await openStream(options())
+        let (events, early) = (stream.events, stream.follower)
 
         // When two more follow it once open, and the connection is lost
         let late = follow(events)
         let later = follow(events)
-        task.finish(.transportFailed(URLError(.networkConnectionLost)))
-        let reconnecting = await states.next()
+        stream.exchange.finish(.transportFailed(URLError(.networkConnectionLost)))
+        let reconnecting = await stream.states.next()
         events.cancel()
 
         // Then the early follower saw it all, the late ones from the open state on, and all finished
@@ -507,7 +410,7 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertEqual(lateStates.prefix(2), [.open(openHead()), .reconnecting(after: lost, delay: 0)])
         XCTAssertEqual(lateStates.last, .ended(.cancelled))
         XCTAssertEqual(laterStates, lateStates)
-        _ = await reading.result
+        _ = await stream.reading.result
     }
 
     func testReleasingTheStreamEndsItsStatesAndStopsItsConnection() async throws {
