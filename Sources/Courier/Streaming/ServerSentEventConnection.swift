@@ -11,6 +11,10 @@ import Foundation
 /// - `.open` only follows `.connecting`; `.reconnecting` only follows `.connecting` or `.open`.
 /// - `quietConnections` counts the connections in a row that ended without an event; more than
 ///   `maximumReconnections` end the stream.
+///
+/// One iterator drives it, one step after the other. A stream read by two iterators at once (which
+/// ``ServerSentEventStream`` does not support) interleaves their steps: each is then applied as
+/// it comes, without a crash or a hang, but the states may not follow the order above.
 struct ServerSentEventConnection: Sendable, Equatable {
     private(set) var state = ServerSentEventConnectionState.connecting(connection: 1)
     /// The connections started so far.
@@ -34,25 +38,15 @@ struct ServerSentEventConnection: Sendable, Equatable {
     /// A connection starts: `.connecting` with its number. False, and nothing changes, when the
     /// stream has ended (it was cancelled meanwhile).
     mutating func connectionStarted() -> Bool {
-        switch state {
-        case .ended:
-            return false
-        case .connecting where connections == 0, .reconnecting:
-            connections += 1
-            state = .connecting(connection: connections)
-            return true
-        case .connecting, .open:
-            assertionFailure("a connection started while \(state)")
-            return false
-        }
+        guard !hasEnded else { return false }
+        connections += 1
+        state = .connecting(connection: connections)
+        return true
     }
 
     /// The server accepted the connection.
     mutating func opened(_ head: ResponseHead) {
-        guard case .connecting = state else {
-            assert(hasEnded, "opened while \(state)")
-            return
-        }
+        guard case .connecting = state else { return }
         state = .open(head)
     }
 
@@ -67,15 +61,7 @@ struct ServerSentEventConnection: Sendable, Equatable {
     /// the server's end are reconnected after `delay` seconds when ``reconnects`` is on and the
     /// limit allows; a 204 ends the stream cleanly; any other error ends it as failed.
     mutating func connectionEnded(_ error: RequestError?, delay: TimeInterval) {
-        switch state {
-        case .ended:
-            return
-        case .reconnecting:
-            assertionFailure("a connection ended while \(state)")
-            return
-        case .connecting, .open:
-            break
-        }
+        guard !hasEnded else { return }
         switch error {
         case nil, .transportFailed?, .timedOut?:
             break

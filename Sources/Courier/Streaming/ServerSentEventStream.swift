@@ -42,7 +42,9 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
         var reconnectionTime: TimeInterval
         /// The server's last `retry:`, in seconds; nil until it sent one.
         var serverRetry: TimeInterval?
-        var current: ResponseStream?
+        /// The connections being read, which ``cancel()`` stops: one, unless two iterators read
+        /// the stream at once (unsupported, but then cancelling stops both).
+        var current: [ObjectIdentifier: ResponseStream] = [:]
         /// The wait before a reconnection, which ``cancel()`` cuts short.
         var delay: Task<Void, any Error>?
         /// Every change of the connection's state is made by it.
@@ -69,10 +71,11 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
 
     deinit {
         // Nobody can read it any more: its connection stops, and its followers see it end.
-        transition { state in
+        let current = transition { state in
             state.connection.end(.cancelled)
-            return state.current
-        }?.cancel()
+            return state.current.values
+        }
+        for stream in current { stream.cancel() }
     }
 
     /// Changes the state with `body`, under the lock; a change of the connection's state is
@@ -166,9 +169,9 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
     public func cancel() {
         let (current, delay) = transition { state in
             state.connection.end(.cancelled)
-            return (state.current, state.delay)
+            return (state.current.values, state.delay)
         }
-        current?.cancel()
+        for stream in current { stream.cancel() }
         delay?.cancel()
     }
 
@@ -199,6 +202,8 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
     /// Reads the events one by one, connecting and reconnecting as needed.
     public struct AsyncIterator: AsyncIteratorProtocol {
         let events: ServerSentEventStream
+        /// This iterator's connection, from its start to its end.
+        private var response: ResponseStream?
         private var chunks: ResponseStream.AsyncIterator?
         private var parser: ServerSentEventParser?
         private var pending: [ServerSentEvent] = []
@@ -222,8 +227,10 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
             } catch {
                 // Whatever ended the stream first is its ending, and what reading throws.
                 finished = true
+                let response = self.response.map(ObjectIdentifier.init)
+                self.response = nil
                 let ending = events.transition { state -> ServerSentEventConnectionState.Ending? in
-                    state.current = nil
+                    if let response { state.current[response] = nil }
                     state.connection.fail(error)
                     guard case .ended(let ending) = state.connection.state else { return nil }
                     return ending
@@ -274,8 +281,9 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
             }
             guard let lastEventID = started else { return }
             guard let stream = events.connect(lastEventID) else { throw RequestError.cancelled }
+            response = stream
             let hasEnded = events.state.withLock { state -> Bool in
-                state.current = stream
+                state.current[ObjectIdentifier(stream)] = stream
                 return state.connection.hasEnded
             }
             if hasEnded { stream.cancel() }
@@ -288,8 +296,9 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
             }
             if head.statusCode == 204 {
                 stream.cancel()
+                response = nil
                 events.transition { state in
-                    state.current = nil
+                    state.current[ObjectIdentifier(stream)] = nil
                     state.connection.end(.noContent)
                 }
                 return
@@ -336,8 +345,10 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
         private mutating func connectionEnded(_ error: RequestError?) {
             chunks = nil
             parser = nil
+            let ended = response.map(ObjectIdentifier.init)
+            response = nil
             events.transition { state in
-                state.current = nil
+                if let ended { state.current[ended] = nil }
                 state.connection.connectionEnded(error, delay: state.reconnectionTime)
             }
         }

@@ -457,4 +457,28 @@ final class ServerSentEventStreamTests: XCTestCase {
         XCTAssertTrue(eventually { events.connectionStateFollowers == 0 })
         events.cancel()
     }
+
+    func testTwoIteratorsAtOnceNeitherCrashNorHang() async throws {
+        // Given a stream read by two iterators at once (unsupported: it is read once), the first open
+        let stream = try await openStream(options())
+        let events = stream.events
+        let second = Task {
+            var iterator = events.makeAsyncIterator()
+            return try await iterator.next()?.data
+        }
+
+        // When the second makes its own connection and gets an event, and the stream is cancelled
+        let exchange = try transport.next()
+        exchange.head(200, eventStream)
+        exchange.send("data: second\n\n")
+        let received = try await second.value
+        stream.events.cancel()
+
+        // Then both iterators ended, the first cancelled, and the stream too
+        XCTAssertEqual(received, "second")
+        guard case .failure(RequestError.cancelled) = await stream.reading.result else { return XCTFail("not cancelled") }
+        let states = await seen(by: stream.follower)
+        XCTAssertEqual(states.last, .ended(.cancelled))
+        XCTAssertEqual(stream.events.connectionCount, 2)
+    }
 }
