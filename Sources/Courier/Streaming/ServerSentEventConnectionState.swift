@@ -18,9 +18,9 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// A stream goes from ``connecting(connection:)`` to ``open(_:)``, then, when the connection ends,
-/// to ``reconnecting(after:delay:)`` and back to ``connecting(connection:)``, until it is
-/// ``ended(_:)``, which it never leaves. Two states are equal when their values are; errors are
+/// A stream goes from ``connecting(connection:)`` to ``open(_:)``; when a connection ends, or
+/// cannot be made, to ``reconnecting(after:delay:)`` and then ``connecting(connection:)`` with the
+/// next number; from any of them to ``ended(_:)``, which it never leaves. Two states are equal when their values are; errors are
 /// equal when they are the same case with equal values (errors of other types inside them, such
 /// as a decoding error, by their descriptions).
 public enum ServerSentEventConnectionState: Sendable, Equatable, CustomStringConvertible {
@@ -49,8 +49,8 @@ public enum ServerSentEventConnectionState: Sendable, Equatable, CustomStringCon
         /// events. Reading ends without an error.
         case noContent
 
-        /// ``ServerSentEventOptions/maximumReconnections`` connections in a row ended without an
-        /// event. `lastError` is the failure that ended the last one, which reading throws; `nil`
+        /// More connections in a row than ``ServerSentEventOptions/maximumReconnections`` ended
+        /// without an event (with a maximum of 2, the third). `lastError` is the failure that ended the last one, which reading throws; `nil`
         /// when the server ended that response itself (reading then ends without an error).
         case reconnectionLimitReached(lastError: RequestError?)
 
