@@ -49,7 +49,7 @@ GET /events/reconnect?session=S   (S required: tests run in parallel, the log is
     No session: 400.
 
 GET /events/log?session=S
-    200 application/json: a list, in order, of the connections to /events/reconnect, and to
+    200 application/json: a list, in order, of the connections to /events/reconnect and /events/drop, and to
     /events/basic and /events/endless when they were given session=S, each
     {"last_event_id": <header or null>, "accept": <header or null>, "cache_control": <header or null>};
     for /events/endless also "events_sent" (events handed to the connection so far), "finished"
@@ -60,6 +60,15 @@ GET /events/log?session=S
 GET /events/endless?interval_ms=N&count=M[&session=S][&sep=...]
     200 text/event-stream: "data: 1\r\n\r\n", "data: 2\r\n\r\n", ... one every N ms (default 10),
     M events in all (default 10000, at most 1000000), then the end. For cancel-mid-stream tests.
+
+GET /events/drop?session=S   (S required, logged as for /events/reconnect)
+    A connection lost mid-stream, then the end. The answer depends on the Last-Event-ID header:
+      none:  200 text/event-stream, chunked, "retry: 10\r\n\r\nid: 1\r\ndata: before the drop\r\n\r\n",
+             then the connection is closed without the body's last chunk (the client sees the
+             transfer cut short: a lost connection, not an end);
+      "1":   204 No Content;
+      other: 400, text/plain.
+    uvicorn logs "ASGI callable returned without completing response" for the first: expected.
 
 GET /events/status/CODE   (200 <= CODE <= 599)
     That status with Content-Type text/plain and body "status CODE\n" (no body for 204 and 304).
@@ -194,6 +203,32 @@ async def reconnect(request: Request) -> Response:
             yield event
 
     return stream(generate())
+
+
+class CutShort(Response):
+    """A 200 event stream that sends `body` and then ends the ASGI call without the body's end:
+    uvicorn then closes the connection without the last chunk, as a server that died would."""
+
+    def __init__(self, body: bytes):
+        super().__init__(status_code=200)
+        self.cut_body = body
+
+    async def __call__(self, scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-store")]})
+        await send({"type": "http.response.body", "body": self.cut_body, "more_body": True})
+
+
+async def drop(request: Request) -> Response:
+    session = request.query_params.get("session")
+    if not session:
+        return text("/events/drop needs ?session=S (any string, one per test)\n", 400)
+    last = record(request, session)["last_event_id"]
+    if last is None:
+        return CutShort(b"retry: 10\r\n\r\nid: 1\r\ndata: before the drop\r\n\r\n")
+    if last == "1":
+        return Response(status_code=204)
+    return text(f"expected no Last-Event-ID (first connection) or 1; got {last!r}\n", 400)
 
 
 async def log(request: Request) -> Response:
@@ -350,6 +385,7 @@ async def aged(request: Request) -> Response:
 app = Starlette(routes=[
     Route("/events/basic", basic),
     Route("/events/reconnect", reconnect),
+    Route("/events/drop", drop),
     Route("/events/log", log),
     Route("/events/endless", endless),
     Route("/events/status/{code}", status),
