@@ -287,14 +287,14 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
                 return state.connection.hasEnded
             }
             if hasEnded { stream.cancel() }
-            let head: HTTPURLResponse
+            let head: ResponseHead
             do {
-                head = try await stream.response
+                head = try await stream.head
             } catch {
                 connectionEnded(error)
                 return
             }
-            if head.statusCode == 204 {
+            if head.status == 204 {
                 stream.cancel()
                 response = nil
                 events.transition { state in
@@ -303,11 +303,11 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
                 }
                 return
             }
-            guard head.statusCode == 200 else {
+            guard head.status == 200 else {
                 stream.cancel()
-                throw RequestError.validationFailed(head, body: ResponseData(Data()))
+                throw RequestError.validationFailed(head.httpURLResponse, body: ResponseData(Data()))
             }
-            let type = head.value(forHTTPHeaderField: "Content-Type") ?? ""
+            let type = head.headerFields["Content-Type"] ?? ""
             guard type.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased() == "text/event-stream" else {
                 stream.cancel()
                 throw RequestError.transportFailed(URLError(.badServerResponse, userInfo: [
@@ -316,7 +316,7 @@ public final class ServerSentEventStream: AsyncSequence, Sendable {
                     NSURLErrorFailingURLErrorKey: head.url as Any,
                 ]))
             }
-            events.transition { $0.connection.opened(ResponseHead(head)) }
+            events.transition { $0.connection.opened(head) }
             chunks = stream.makeAsyncIterator()
             parser = ServerSentEventParser(lastEventID: lastEventID, maximumEventSize: events.options.maximumEventSize)
         }
