@@ -17,11 +17,13 @@ public func fuzzWebLink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     precondition(links.count <= commas + lines.count, "\(links.count) links from \(lines.count) fields")
     for link in links {
         precondition(link.target.scheme != nil, "a relative target: \(link.target)")
+        // As scalars: a space may hide in a Character with a prepended mark before it.
         for relation in link.relations {
-            precondition(!relation.isEmpty && relation == relation.lowercased() && !relation.contains(" "), relation)
+            precondition(!relation.isEmpty && relation == relation.lowercased()
+                         && !relation.unicodeScalars.contains(where: { $0 == " " || $0 == "\t" }), relation)
         }
-        precondition(link.relations.joined(separator: " ")
-                     == (link.parameters["rel"] ?? "").lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " "))
+        let rel = Array((link.parameters["rel"] ?? "").lowercased().unicodeScalars)
+        precondition(link.relations.map { Array($0.unicodeScalars) } == rel.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(Array.init))
     }
     return 0
 }

@@ -26,89 +26,109 @@ public struct WebLink: Sendable, Hashable {
     /// The links of `Link` field values, in order, their targets resolved against `base`. A
     /// link-value that is malformed (no `<…>` target, an unterminated quote) is left out; the
     /// others are still read, since one bad link should not hide the rest.
+    ///
+    /// Read as Unicode scalars, as the field's syntax is: a separator must not hide in a
+    /// `Character` with what precedes it (a prepended mark joins the space after it into one).
     static func parse(_ fieldValues: [String], base: URL) -> [WebLink] {
         var links: [WebLink] = []
         for value in fieldValues {
-            for linkValue in split(value, at: ",") {
+            for linkValue in split(Array(value.unicodeScalars)[...], at: ",") {
                 if let link = parseLinkValue(linkValue, base: base) { links.append(link) }
             }
         }
         return links
     }
 
+    private typealias Scalars = ArraySlice<Unicode.Scalar>
+
     /// `<target>; name=value; name="quoted, value"`.
-    private static func parseLinkValue(_ text: Substring, base: URL) -> WebLink? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard trimmed.hasPrefix("<"), let close = trimmed.firstIndex(of: ">") else { return nil }
-        let reference = trimmed[trimmed.index(after: trimmed.startIndex)..<close].trimmingCharacters(in: .whitespaces)
+    private static func parseLinkValue(_ scalars: Scalars, base: URL) -> WebLink? {
+        let value = trimmed(scalars)
+        guard value.first == "<", let close = value.firstIndex(of: ">") else { return nil }
+        let reference = string(trimmed(value[value.index(after: value.startIndex)..<close]))
         guard let target = URL(string: reference, relativeTo: base)?.absoluteURL else { return nil }
         var parameters: [String: String] = [:]
-        for parameter in split(trimmed[trimmed.index(after: close)...], at: ";") {
-            let pair = parameter.trimmingCharacters(in: .whitespaces)
+        for parameter in split(value[value.index(after: close)...], at: ";") {
+            let pair = trimmed(parameter)
             guard !pair.isEmpty else { continue }
-            let name: String, raw: String
+            let name: String, raw: Scalars
             if let equals = pair.firstIndex(of: "=") {
-                name = pair[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
-                raw = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                name = string(trimmed(pair[..<equals])).lowercased()
+                raw = trimmed(pair[pair.index(after: equals)...])
             } else {
-                (name, raw) = (pair.lowercased(), "")
+                (name, raw) = (string(pair).lowercased(), [])
             }
             guard let value = unquoted(raw) else { return nil }
             // RFC 8288 §3: only the first occurrence of a parameter counts.
             if parameters[name] == nil { parameters[name] = value }
         }
-        let relations = (parameters["rel"] ?? "").lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let rel = Array((parameters["rel"] ?? "").lowercased().unicodeScalars)
+        let relations = rel.split(whereSeparator: isSpace).map { string($0) }
         return WebLink(target: target, relations: relations, parameters: parameters)
     }
 
     /// A token as it is, or a quoted string without its quotes and escapes; nil for a quote
     /// that does not end.
-    private static func unquoted(_ raw: String) -> String? {
-        guard raw.hasPrefix("\"") else { return raw }
-        var value = ""
+    private static func unquoted(_ raw: Scalars) -> String? {
+        guard raw.first == "\"" else { return string(raw) }
+        var value = String.UnicodeScalarView()
         var escaped = false
-        for character in raw.dropFirst() {
+        for scalar in raw.dropFirst() {
             if escaped {
-                value.append(character)
+                value.append(scalar)
                 escaped = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaped = true
-            } else if character == "\"" {
-                return value
+            } else if scalar == "\"" {
+                return String(value)
             } else {
-                value.append(character)
+                value.append(scalar)
             }
         }
         return nil
     }
 
     /// Splits at `separator` where it stands outside `<…>` and outside quoted strings.
-    private static func split<Text: StringProtocol>(_ text: Text, at separator: Character) -> [Substring] {
-        let text = Substring(text)
-        var parts: [Substring] = []
-        var start = text.startIndex
+    private static func split(_ scalars: Scalars, at separator: Unicode.Scalar) -> [Scalars] {
+        var parts: [Scalars] = []
+        var start = scalars.startIndex
         var inTarget = false, inQuotes = false, escaped = false
-        var index = text.startIndex
-        while index < text.endIndex {
-            let character = text[index]
+        for index in scalars.indices {
+            let scalar = scalars[index]
             if escaped {
                 escaped = false
             } else if inQuotes {
-                if character == "\\" { escaped = true } else if character == "\"" { inQuotes = false }
+                if scalar == "\\" { escaped = true } else if scalar == "\"" { inQuotes = false }
             } else if inTarget {
-                if character == ">" { inTarget = false }
-            } else if character == "<" {
+                if scalar == ">" { inTarget = false }
+            } else if scalar == "<" {
                 inTarget = true
-            } else if character == "\"" {
+            } else if scalar == "\"" {
                 inQuotes = true
-            } else if character == separator {
-                parts.append(text[start..<index])
-                start = text.index(after: index)
+            } else if scalar == separator {
+                parts.append(scalars[start..<index])
+                start = index + 1
             }
-            index = text.index(after: index)
         }
-        parts.append(text[start...])
+        parts.append(scalars[start...])
         return parts
+    }
+
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == " " || scalar == "\t"
+    }
+
+    private static func trimmed(_ scalars: Scalars) -> Scalars {
+        var slice = scalars
+        while let first = slice.first, isSpace(first) { slice = slice.dropFirst() }
+        while let last = slice.last, isSpace(last) { slice = slice.dropLast() }
+        return slice
+    }
+
+    private static func string(_ scalars: Scalars) -> String {
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars)
+        return String(view)
     }
 }
 

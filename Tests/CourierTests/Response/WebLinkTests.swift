@@ -47,6 +47,15 @@ final class WebLinkTests: XCTestCase {
         XCTAssertEqual(head.links.first?.relations, ["fine"])
     }
 
+    func testSeparatorsAreFoundAsScalarsEvenAfterAPrependedMark() {
+        // Given separators right after U+0600, which joins the character after it into one Character
+        let head = head(["<https://example.com/a>; rel=\"next\u{600} prev\"\u{600}, <https://example.com/b>; rel=last"])
+
+        // Then the space and the comma still separate, as the field's syntax says
+        XCTAssertEqual(head.links.map(\.relations), [["next\u{600}", "prev"], ["last"]])
+        XCTAssertEqual(head.link(rel: "prev")?.absoluteString, "https://example.com/a")
+    }
+
     func testAResponseWithoutLinksHasNone() {
         XCTAssertEqual(ResponseHead(status: 200, url: base).links, [])
         XCTAssertNil(head(["", ","]).link(rel: "next"))
