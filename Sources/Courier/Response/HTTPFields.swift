@@ -53,7 +53,10 @@ public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, Expressibl
 
     /// The fields of a dictionary, sorted by name (a dictionary has no order of its own).
     public init(_ dictionary: [String: String]) {
-        fields = dictionary.sorted { $0.key < $1.key }.map { HTTPField(name: $0.key, value: $0.value) }
+        // Compared as bytes: the same order as String's for the ASCII names fields have, and
+        // several times cheaper (a cached response's head is made this way on every hit).
+        fields = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            .map { HTTPField(name: $0.key, value: $0.value) }
     }
 
     public var startIndex: Int { fields.startIndex }

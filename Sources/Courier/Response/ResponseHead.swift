@@ -30,8 +30,28 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     /// The `HTTPURLResponse` of a head of Courier's own, made on the first request for it and
     /// shared by the head's copies: a delegate, an authenticator and a Courier 1 response type
     /// may each ask for it, and it costs as much to make as the rest of a response's handling.
-    private final class FoundationResponse: Sendable {
-        let made = Locked<HTTPURLResponse?>(nil)
+    ///
+    /// Every head has one, so it holds its lock itself (a `Locked` would be one allocation
+    /// more). `made` is only touched with the lock held, which is what makes the
+    /// `@unchecked Sendable` sound.
+    private final class FoundationResponse: @unchecked Sendable {
+        private let lock = NSLock()
+        private var made: HTTPURLResponse?
+
+        func value(_ make: () -> HTTPURLResponse) -> HTTPURLResponse {
+            lock.lock()
+            defer { lock.unlock() }
+            if let made { return made }
+            let response = make()
+            made = response
+            return response
+        }
+
+        var isMade: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return made != nil
+        }
     }
 
     /// Creates a head.
@@ -96,7 +116,7 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     var hasHTTPURLResponse: Bool {
         switch fields {
         case .foundation: true
-        case .own(_, let foundation): foundation.made.withLock { $0 != nil }
+        case .own(_, let foundation): foundation.isMade
         }
     }
 
@@ -111,14 +131,11 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         case .foundation(let response):
             return response
         case .own(let headerFields, let foundation):
-            return foundation.made.withLock { made in
-                if let made { return made }
+            return foundation.value {
                 // A status outside 100–599 (a server's 999, a user's 0) gets the nearest one that
                 // Foundation accepts, so that this cannot fail; `status` keeps the real one.
-                let response = HTTPURLResponse(url: url, statusCode: min(max(status, 100), 599), httpVersion: "HTTP/1.1",
-                                               headerFields: headerFields.dictionary)!
-                made = response
-                return response
+                HTTPURLResponse(url: url, statusCode: min(max(status, 100), 599), httpVersion: "HTTP/1.1",
+                                headerFields: headerFields.dictionary)!
             }
         }
     }
