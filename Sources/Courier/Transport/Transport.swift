@@ -58,8 +58,9 @@ public protocol Transport: Sendable {
 
     /// Makes a task that sends `request` and delivers its response to `receiver` as it arrives.
     ///
-    /// Once resumed, the task calls the receiver's ``TransportStreamReceiver/transportDidReceive(_:)-(HTTPURLResponse)``
-    /// at most once with the response head, then ``TransportStreamReceiver/transportDidReceive(_:)-(Data)``
+    /// Once resumed, the task hands the receiver the response head at most once, as a
+    /// ``ResponseHead`` or as an `HTTPURLResponse` (`transportDidReceive(_:)` takes either), then
+    /// ``TransportStreamReceiver/transportDidReceive(_:)-(Data)``
     /// for each chunk of the body in order, then ``TransportStreamReceiver/transportDidComplete(_:)``
     /// exactly once (`nil` after a complete body). Calls for one task never overlap.
     /// When the receiver answers a chunk with ``TransportDemand/pause``, a transport that can pause
