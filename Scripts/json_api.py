@@ -125,8 +125,9 @@ app = Starlette(routes=[
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: json_api.py PORT")
+    # No access log: uvicorn writes it to standard output, which is the test run's.
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http="h11", loop="asyncio",
-                lifespan="off", server_header=False, timeout_graceful_shutdown=2)
+                lifespan="off", server_header=False, access_log=False, timeout_graceful_shutdown=2)
 
 
 if __name__ == "__main__":
