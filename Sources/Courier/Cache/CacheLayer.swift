@@ -17,6 +17,19 @@ final class CacheLayer: Transport {
     let cache: ResponseCache
     /// Background revalidations (`stale-while-revalidate`) by key: one at a time per key.
     private let revalidations = Locked<[String: any TransportTask]>([:])
+    /// Heads made for stored responses: making one (its fields sorted, its `Age` set) costs about
+    /// as much as the rest of a memory hit, so a response answering again at the same age reuses
+    /// its head. At most 256, forgotten all at once.
+    private let heads = Locked<[HeadKey: ResponseHead]>([:])
+
+    private struct HeadKey: Hashable {
+        let url: String
+        let statusCode: Int
+        let requestTime: Double
+        let responseTime: Double
+        let secondaryKey: [String?]
+        let age: Int
+    }
     init(_ inner: any Transport, cache: ResponseCache) {
         self.inner = inner
         self.cache = cache
@@ -76,9 +89,17 @@ final class CacheLayer: Transport {
     /// its stored fields with an `Age` field of that age in place of the origin's (RFC 9111 §5.1:
     /// a cache sends the age of what it answers with).
     fileprivate func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
+        let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
+                          responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
+        if let head = heads.withLock({ $0[key] }) { return head }
         var fields = HTTPFields(stored.headers)
         fields["Age"] = String(age)
-        return ResponseHead(status: stored.statusCode, headerFields: fields, url: url)
+        let head = ResponseHead(status: stored.statusCode, headerFields: fields, url: url)
+        heads.withLock { heads in
+            if heads.count >= 256 { heads.removeAll(keepingCapacity: true) }
+            heads[key] = head
+        }
+        return head
     }
 
     // MARK: - Storing
