@@ -109,6 +109,8 @@ public struct EmptyResponse: Response, Hashable, Decodable {
     public init(body: ResponseData, head: ResponseHead) {}
     /// Reads nothing: any value decodes.
     public init(from decoder: any Decoder) {}
+    /// Accepts a status code in 200–299 (Courier's own types decide from the head directly).
+    public static func accepts(_ head: ResponseHead) -> Bool { head.isSuccess }
 }
 
 /// The body as text, in the charset its `Content-Type` names (UTF-8, ISO-8859-1, Windows-1252,
@@ -122,6 +124,9 @@ extension String: Response {
             throw RequestError.serializationFailed(type: "Swift.String", underlying: NotText(contentType: head.headerFields["Content-Type"]))
         }
     }
+
+    /// Accepts a status code in 200–299.
+    public static func accepts(_ head: ResponseHead) -> Bool { head.isSuccess }
 }
 
 /// The body's bytes as they arrived (decoded from any `Content-Encoding` the transport asked for).
@@ -129,6 +134,9 @@ extension Data: Response {
     public init(body: ResponseData, head: ResponseHead) {
         self = body.data
     }
+
+    /// Accepts a status code in 200–299.
+    public static func accepts(_ head: ResponseHead) -> Bool { head.isSuccess }
 }
 
 /// Why a body is not text.
