@@ -78,14 +78,8 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         switch fields {
         case .own(let fields, _):
             return fields
-        case .foundation(let response):
-            var fields: [HTTPField] = []
-            fields.reserveCapacity(response.allHeaderFields.count)
-            for (name, value) in response.allHeaderFields {
-                fields.append(HTTPField(name: "\(name)", value: "\(value)"))
-            }
-            fields.sort { $0.name < $1.name }
-            return HTTPFields(fields)
+        case .foundation:
+            return HTTPFields(fieldDictionary)
         }
     }
 
