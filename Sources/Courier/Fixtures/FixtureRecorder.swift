@@ -33,15 +33,25 @@ final class FixtureRecorder: Transport {
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
         let request = transportRequest.urlRequest
         return network.makeTask(for: transportRequest) { [self] result in
-            if case .success(let response) = result {
-                do {
-                    try record(request, response)
-                } catch {
-                    report("Courier: \(error)")
-                }
+            // Files are written off a transport's thread (`TransportHandOver`), which other
+            // transfers wait on; the queue then moves the result to its work queue itself.
+            if TransportHandOver.isActive {
+                return DispatchQueue.global().async { self.recorded(result, of: request, completion: completion) }
             }
-            completion(result)
+            recorded(result, of: request, completion: completion)
         }
+    }
+
+    private func recorded(_ result: Result<TransportResponse, RequestError>, of request: URLRequest,
+                          completion: @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+        do {
+            if case .success(let response) = result {
+                try record(request, response)
+            }
+        } catch {
+            report("Courier: \(error)")
+        }
+        completion(result)
     }
 
     func makeStreamingTask(for transportRequest: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {

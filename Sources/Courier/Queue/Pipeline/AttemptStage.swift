@@ -60,12 +60,16 @@ extension RequestQueue {
         let completed = Once()
         let workQueueKey = self.workQueueKey
         let workQueue = self.workQueue
+        let runsOnlyCourierCode = delegate == nil && configuration.authenticator == nil && !attempt.box.isRequestDelegate
         return transport.makeTask(for: request) { result in
             // The contract says once; a transport that breaks it must not end a request twice.
             guard completed.take() else { return }
-            // Never on the transport's own thread: decoding, delegates and observers follow.
-            // A transport that already calls back on the work queue (URLSession) saves the hop.
-            if DispatchQueue.getSpecific(key: workQueueKey) != nil {
+            // Finished where it is when that is the work queue (URLSession calls back there), or
+            // a hand-over of Courier's curl loop with nothing but Courier's code and a small
+            // body's decoding to run; otherwise on the work queue, never on a transport's thread
+            // or the caller's: delegates, observers' bookkeeping and large decodes follow.
+            if DispatchQueue.getSpecific(key: workQueueKey) != nil
+                || (runsOnlyCourierCode && TransportHandOver.isActive && result.isQuickToFinish) {
                 weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result)
             } else {
                 workQueue.async { weakSelf.queue?.transportDidFinish(attempt, slot: slot, result: result) }
@@ -138,6 +142,18 @@ extension RequestQueue {
 
 /// Something that happens once: a request's concurrency slot given back, a transport's
 /// completion taken.
+extension Result<TransportResponse, RequestError> {
+    /// The largest body the queue decodes on a transport's thread (`TransportHandOver`): 64 KiB of
+    /// JSON decode in well under a millisecond, which a transfer waiting on that thread can spare.
+    static var quickBodyLimit: Int { 64 << 10 }
+
+    /// A failure, or a response small enough to finish on a transport's thread.
+    var isQuickToFinish: Bool {
+        guard case .success(let response) = self else { return true }
+        return response.body.count <= Self.quickBodyLimit
+    }
+}
+
 final class Once: Sendable {
     private let done = Atomic<Bool>(false)
 

@@ -25,9 +25,6 @@ final class CurlTransfer: Sendable {
 
     let request: TransportRequest
     let delivery: Delivery
-    /// Where a buffered result is handed over (the queue's work queue), which saves the queue a
-    /// hop off the loop thread.
-    private let completionQueue: DispatchQueue
     private let completed = Once()
     private let cancelled = Atomic<Bool>(false)
     let bytesSent = Atomic<Int64>(0)
@@ -35,9 +32,8 @@ final class CurlTransfer: Sendable {
     let totalBytesToSend = Atomic<Int64>(-1)
     let totalBytesToReceive = Atomic<Int64>(-1)
 
-    init(request: TransportRequest, completionQueue: DispatchQueue, delivery: Delivery) {
+    init(request: TransportRequest, delivery: Delivery) {
         self.request = request
-        self.completionQueue = completionQueue
         self.delivery = delivery
     }
 
@@ -54,14 +50,15 @@ final class CurlTransfer: Sendable {
 
     var isCancelled: Bool { cancelled.load(ordering: .acquiring) }
 
-    /// Hands the result over, the first time only: a buffered one on the completion queue; a
-    /// streamed one's end (its head and body went before) at once.
+    /// Hands the result over, the first time only, on this thread (the loop's): a buffered one
+    /// as a hand-over (`TransportHandOver`: the queue finishes it here or moves it to its work
+    /// queue); a streamed one's end (its head and body went before) at once.
     func complete(_ result: Result<CurlResponse, RequestError>) {
         guard completed.take() else { return }
         switch delivery {
         case .buffered(let completion):
-            let url = request.urlRequest.url
-            completionQueue.async { completion(result.flatMap { Self.response($0, url: url) }) }
+            let response = result.flatMap { Self.response($0, url: request.urlRequest.url) }
+            TransportHandOver.run { completion(response) }
         case .streamed(let receiver):
             if case .failure(let error) = result { return receiver.transportDidComplete(error) }
             receiver.transportDidComplete(nil)
