@@ -46,7 +46,7 @@ func childKinds(_ prefix: String) -> [String] {
 func runChild(_ arguments: [String]) -> Never {
     guard arguments.count >= 3, let count = Int(arguments[1]), let baseURL = URL(string: arguments[2]) else {
         fail("usage: CourierBench child memory-raw|memory-curl|memory-urlsession|add COUNT BASE-URL"
-            + " | load-raw|load-curl|load-urlsession COUNT BASE-URL [IN-FLIGHT]"
+            + " | load-raw|load-curl|load-urlsession|load-send-curl|load-send-urlsession COUNT BASE-URL [IN-FLIGHT]"
             + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL")
@@ -69,7 +69,7 @@ func runChild(_ arguments: [String]) -> Never {
     case "download-raw", "download-curl", "download-urlsession":
         downloadChild(transport: childTransport(kind), baseURL: baseURL,
                       file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
-    case "load-raw", "load-curl", "load-urlsession":
+    case "load-raw", "load-curl", "load-urlsession", "load-send-curl", "load-send-urlsession":
         loadChild(kind: kind, count: count, baseURL: baseURL, inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
     default: fail("unknown child \(kind)")
     }
@@ -99,7 +99,9 @@ private func memoryChild(count: Int, client: any LoadClient) -> ChildReport {
 /// `count` requests with `inFlight` outstanding, after a warm-up: a process with one contender
 /// only, to run under `perf stat` or `valgrind` (`CourierBench child load-curl 20000 URL 1`).
 private func loadChild(kind: String, count: Int, baseURL: URL, inFlight: Int) -> ChildReport {
-    let client: any LoadClient = if let transport = childTransport(kind) {
+    let client: any LoadClient = if let transport = childTransport(kind), kind.hasPrefix("load-send-") {
+        CourierSendClient(transport, baseURL: baseURL, maxConcurrentRequests: inFlight, request: { SmallEmptyRequest() })
+    } else if let transport = childTransport(kind) {
         CourierClient(transport, baseURL: baseURL, maxConcurrentRequests: inFlight, request: { SmallEmptyRequest() })
     } else {
         RawSessionClient(url: baseURL.appendingPathComponent("small.json"), maxConnections: inFlight)

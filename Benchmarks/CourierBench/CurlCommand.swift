@@ -6,7 +6,7 @@ import Glibc
 
 // curl's command line against the same nginx: the limit that libcurl itself reaches, with no
 // Courier and no URLSession in the way. One process per round, timed around the whole process
-// (its start-up included), started with posix_spawn and reaped with waitpid.
+// (its start-up included), started with posix_spawn and reaped with wait4 (which reports its CPU time).
 
 /// The curl command line the figures run (the same libcurl that Courier loads).
 let curlCommandPath = "/usr/bin/curl"
@@ -20,6 +20,8 @@ struct CommandRun {
     var status: Int32 = -1
     /// The process's peak RSS in bytes, when sampled.
     var peakRSS: Int?
+    /// User + system CPU time of the process, in seconds.
+    var cpuSeconds = 0.0
     var output = ""
     var errorOutput = ""
 }
@@ -42,10 +44,11 @@ func runCommand(_ path: String, _ arguments: [String], samplingPeak: Bool = fals
     guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
     let sampler = samplingPeak ? PeakSampler(pid: pid, name: URL(fileURLWithPath: path).lastPathComponent) : nil
     var status: Int32 = 0
-    while waitpid(pid, &status, 0) < 0 {
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 {
         guard errno == EINTR else { return nil }
     }
-    var run = CommandRun(seconds: now() - start)
+    var run = CommandRun(seconds: now() - start, cpuSeconds: cpuSeconds(of: usage))
     // WIFEXITED / WEXITSTATUS, which Swift does not import as macros.
     run.status = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
     run.peakRSS = sampler?.stop()
@@ -112,7 +115,7 @@ struct CurlCommand {
         guard let run = runCommand(curlCommandPath, arguments) else {
             return LoadResult(elapsed: 1, succeeded: 0, failed: count, bytes: 0, firstError: "could not start \(curlCommandPath)")
         }
-        var result = LoadResult(elapsed: run.seconds, succeeded: 0, failed: 0, bytes: 0)
+        var result = LoadResult(elapsed: run.seconds, succeeded: 0, failed: 0, bytes: 0, cpuSeconds: run.cpuSeconds)
         for line in run.output.split(separator: "\n") {
             let fields = line.split(separator: " ")
             if fields.first == "200" {

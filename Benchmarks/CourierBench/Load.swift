@@ -191,20 +191,51 @@ final class CourierSendClient<R: Request>: LoadClient {
 
     var hopsToStart: Bool { false }
 
+    /// Started from a `done` of this client's (the runner starts the next request there), the
+    /// request is sent next by the same task, as a user's `for` loop of `send`s does; otherwise
+    /// (the first requests of a round) by a new task.
     func start(_ done: @escaping @Sendable (Outcome) -> Void) {
-        let request = makeRequest()
+        if let next = NextSend.current {
+            next.done = done
+            return
+        }
+        let makeRequest = self.makeRequest
         let queue = self.queue
         Task {
-            do {
-                _ = try await queue.send(request)
-                done(.success(bytes: 0))
-            } catch {
-                done(.failure("\(error)"))
+            let next = NextSend(done)
+            await NextSend.$current.withValue(next) {
+                while let done = next.take() {
+                    do {
+                        _ = try await queue.send(makeRequest())
+                        done(.success(bytes: 0))
+                    } catch {
+                        done(.failure("\(error)"))
+                    }
+                }
             }
         }
     }
 
+
     func close() {}
+}
+
+/// The next request of a sending task: its `done`. Only that task touches it.
+final class NextSend: @unchecked Sendable {
+    // @unchecked: read and written by one task only (through a task-local), never concurrently.
+    var done: (@Sendable (Outcome) -> Void)?
+
+    /// The sending task's, inside it.
+    @TaskLocal static var current: NextSend?
+
+    init(_ done: @escaping @Sendable (Outcome) -> Void) {
+        self.done = done
+    }
+
+    func take() -> (@Sendable (Outcome) -> Void)? {
+        defer { done = nil }
+        return done
+    }
 }
 
 // MARK: - The runner
@@ -216,8 +247,14 @@ struct LoadResult {
     var failed: Int
     var bytes: Int
     var firstError: String?
+    /// CPU time (user + system) the client's process spent meanwhile, in seconds: the whole
+    /// benchmark process for the in-process contenders (nothing else in it runs during a round),
+    /// the child for curl's command line (its start-up included).
+    var cpuSeconds: Double?
 
     var requestsPerSecond: Double { Double(succeeded) / elapsed }
+    /// Microseconds of CPU per request that succeeded.
+    var cpuMicrosecondsPerRequest: Double { (cpuSeconds ?? .nan) * 1e6 / Double(max(1, succeeded)) }
     /// Megabytes (10⁶ bytes) of response bodies per second.
     var megabytesPerSecond: Double { Double(bytes) / 1e6 / elapsed }
 }
@@ -265,14 +302,16 @@ private final class LoadRun: Sendable {
         let first = switch shape {
         case .keepInFlight(let count), .batches(let count): min(max(1, count), total)
         }
+        let startCPU = processCPUSeconds()
         let startTime = now()
         state.withLock { $0.started = first }
         for _ in 0..<first { startOne() }
         let timedOut = allDone.wait(timeout: .now() + timeout) == .timedOut
+        let cpu = processCPUSeconds() - startCPU
         let snapshot = state.withLock { $0 }
         var result = LoadResult(elapsed: (timedOut ? now() : snapshot.endTime) - startTime,
                                 succeeded: snapshot.succeeded, failed: snapshot.failed,
-                                bytes: snapshot.bytes, firstError: snapshot.firstError)
+                                bytes: snapshot.bytes, firstError: snapshot.firstError, cpuSeconds: cpu)
         if timedOut {
             let missing = total - snapshot.finished
             result.failed += missing
@@ -326,4 +365,15 @@ extension RequestQueueConfiguration {
         configuration.sharesIdenticalRequests = false
         return configuration
     }
+}
+
+/// User + system CPU time of this process so far, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return cpuSeconds(of: usage)
+}
+
+func cpuSeconds(of usage: rusage) -> Double {
+    Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
