@@ -246,6 +246,8 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
     let decodable = { (transport: CourierTransport) in "\(transport.name) Decodable" }
     let send = { (transport: CourierTransport) in "\(transport.name) async send" }
     let cpu = CPUTally()
+    // Identical GETs with sharing on, as the queue's default has it: most join a transfer in flight.
+    let sharedName = "Courier curl EmptyResponse, sharing on"
     let results = measure(bench, [
         loadContender(rawName, raw, total: total, shape: shape, tally: tally, metric: cpu.recording(rawName)),
     ] + CourierTransport.allCases.flatMap { transport in [
@@ -255,6 +257,9 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
         loadContender(send(transport), courierSend(bench, transport, limit: 16), total: total, shape: shape, tally: tally,
                       metric: cpu.recording(send(transport))),
     ] } + [
+        loadContender(sharedName, CourierClient(.curl, baseURL: bench.baseURL, maxConcurrentRequests: 16, sharing: true,
+                                                request: { SmallEmptyRequest() }),
+                      total: total, shape: shape, tally: tally),
         commandLineContender(url: smallURL(bench), total: total, parallel: 16, tally: tally, metric: cpu.recording(commandLineName)),
     ])
     let cpuFigure = "CPU per request, 16 in flight (user + system of the client's process)"
@@ -269,6 +274,9 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
         networkRow(figure, "EmptyResponse, async send", unit: "req/s", results: results, courier: send,
                    commandLine: commandLineName, target: .ratioAtLeast(7), commandLineTarget: .ratioAtLeast(1.0),
                    errors: tally.count, note: tally.note),
+        Row(figure: figure, variant: "EmptyResponse, add + ID observer, identical requests shared (curl)", unit: "req/s",
+            courier: results[sharedName], baselineName: rawName, baseline: results[rawName], errors: tally.count,
+            note: "sharing is the queue's default; the other rows turn it off so that every request is a transfer"),
         networkRow(cpuFigure, "EmptyResponse, add + ID observer", unit: "µs", results: cpu.summaries, baseline: commandLineName,
                    courier: empty, target: .ratioAtMost(1.2), errors: tally.count),
         networkRow(cpuFigure, "EmptyResponse, async send", unit: "µs", results: cpu.summaries, baseline: commandLineName,

@@ -154,9 +154,12 @@ final class CourierClient<R: Request>: LoadClient {
     private let makeRequest: @Sendable () -> R
     private let bytes: @Sendable (R.ResponseType) -> Int
 
-    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R,
-         bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
-        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+    /// `sharing`: identical requests in flight share one transfer (the queue's default; off in
+    /// the other figures, so that every request is a transfer).
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, sharing: Bool = false,
+         request: @escaping @Sendable () -> R, bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
+        var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+        configuration.sharesIdenticalRequests = sharing
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
         self.bytes = bytes
