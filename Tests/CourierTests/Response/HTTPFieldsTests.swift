@@ -73,4 +73,16 @@ final class HTTPFieldsTests: XCTestCase {
         XCTAssertFalse(HTTPSyntax.namesEqual("Content-Type", "Content-Typ"))
         XCTAssertFalse(HTTPSyntax.namesEqual("X-É", "x-é"), "only ASCII letters fold, as in field names")
     }
+
+    func testTokenBytesAreExactlyRFC9110sTchar() {
+        // Given RFC 9110 §5.6.2's tchar: ALPHA, DIGIT and fifteen punctuation bytes
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
+
+        // When every byte is classified
+        let tokens = Set((0...255).map(UInt8.init).filter(HTTPSyntax.isTokenByte))
+
+        // Then exactly those are token bytes
+        XCTAssertEqual(tokens.count, 77)
+        XCTAssertEqual(tokens, tchar)
+    }
 }

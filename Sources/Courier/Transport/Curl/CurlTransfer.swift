@@ -107,7 +107,7 @@ final class CurlExchange {
     }
 
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
-        let wasComplete = parser.head != nil
+        let wasComplete = parser.isComplete
         do throws(ResponseHeadParser.Failure) {
             try parser.consume(line)
         } catch {
@@ -115,7 +115,7 @@ final class CurlExchange {
                 NSLocalizedDescriptionKey: error.reason, NSURLErrorFailingURLErrorKey: transfer.request.urlRequest.url as Any,
             ])))
         }
-        guard !wasComplete, let head = parser.head else { return true }
+        guard !wasComplete, parser.isComplete, let head = parser.head else { return true }
         let length = head.values(of: "Content-Length").last.flatMap { Int64($0) }
         let countable: Bool
         switch bodyCoding(of: head) { case .success(let asSent): countable = asSent; case .failure(let error): return stop(error) }

@@ -55,6 +55,9 @@ struct ResponseHeadParser {
     /// The final head, once its empty line arrived.
     private(set) var head: ParsedHead?
 
+    /// Whether a whole head has been read (cheaper to ask than to copy `head`, once per line).
+    var isComplete: Bool { head != nil }
+
     /// Takes one line, with its line ending.
     mutating func consume<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
         size += line.count
@@ -62,7 +65,7 @@ struct ResponseHeadParser {
         if head != nil {
             // After a complete head, a status line is the next response of the same transfer
             // (libcurl answering an authentication challenge); anything else is a trailer.
-            guard line.starts(with: "HTTP/".utf8) else { return }
+            guard Self.isStatusLine(line) else { return }
             head = nil
         }
         // Worked on as bytes: one pass over each line, no Character or Unicode machinery (this
@@ -85,7 +88,7 @@ struct ResponseHeadParser {
             }
             return
         }
-        if text.starts(with: "HTTP/".utf8) {
+        if Self.isStatusLine(text) {
             try startHead(text)
             return
         }
@@ -107,6 +110,11 @@ struct ResponseHeadParser {
     }
 
     /// The bytes as text, without leading and trailing spaces and tabs.
+    /// Whether `line` starts with "HTTP/"; its first byte decides for every header line.
+    private static func isStatusLine<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) -> Bool {
+        line.first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8)
+    }
+
     private static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
         var start = bytes.startIndex, end = bytes.endIndex
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
@@ -123,7 +131,7 @@ struct ResponseHeadParser {
     /// pass for part of the version.
     private mutating func startHead<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
         func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
-        let malformed = Failure.malformedStatusLine(String(decoding: line, as: UTF8.self))
+        var malformed: Failure { .malformedStatusLine(String(decoding: line, as: UTF8.self)) }
         guard let space = line.firstIndex(of: 0x20) else { throw malformed }
         let versionBytes = line[..<space]
         guard versionBytes.count > 5, versionBytes.dropFirst(5).allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }) else {
@@ -136,7 +144,9 @@ struct ResponseHeadParser {
         guard code >= 100 else { throw malformed }
         status = code
         version = String(decoding: versionBytes, as: UTF8.self)
+        // Room for a typical head's fields, which growing one at a time reallocated five times.
         fields = []
+        fields.reserveCapacity(16)
     }
 }
 #endif
