@@ -23,6 +23,39 @@ final class CurlTransportIntegrationTests: XCTestCase {
         return port
     }
 
+    /// Whether its body was decoded during a hand-over of the curl loop (`TransportHandOver`).
+    struct HandOverWitness: Response {
+        let decodedInHandOver: Bool
+        let byteCount: Int
+
+        init(body: ResponseData, head: ResponseHead) throws {
+            decodedInHandOver = TransportHandOver.isActive
+            byteCount = body.data.count
+        }
+    }
+
+    final class QuietDelegate: RequestQueueDelegate {}
+
+    func testTheLoopFinishesASmallResponseItselfOnlyWithoutDelegates() async throws {
+        // Given two queues on the curl transport, one without delegates and one with a delegate
+        let plain = try queue { _ in }
+        let delegate = QuietDelegate()
+        let delegated = try HTTPBin.queue(delegate: delegate) { $0.transport = .curl }
+
+        // When each gets a small body (1 KiB), and the plain one a body over the 64 KiB limit
+        let small = try await plain.send(PathRequest<HandOverWitness>("/bytes/1024"))
+        let withDelegate = try await delegated.send(PathRequest<HandOverWitness>("/bytes/1024"))
+        let large = try await plain.send(PathRequest<HandOverWitness>("/bytes/70000"))
+
+        // Then only the small body without delegates was decoded on the loop, in its hand-over
+        XCTAssertEqual(small.byteCount, 1024)
+        XCTAssertTrue(small.decodedInHandOver)
+        XCTAssertEqual(withDelegate.byteCount, 1024)
+        XCTAssertFalse(withDelegate.decodedInHandOver)
+        XCTAssertEqual(large.byteCount, 70000)
+        XCTAssertFalse(large.decodedInHandOver)
+    }
+
     func testTimeoutIntervalForRequestEndsAnIdleTransfer() async throws {
         // Given an idle timeout of 1 s, and a server that says nothing for 10 s
         let queue = try queue { $0.sessionConfiguration.timeoutIntervalForRequest = 1 }
