@@ -19,6 +19,9 @@ public struct RequestQueueConfiguration: Sendable {
     /// A command-line program on Linux runs main-queue work only while the main thread
     /// serves the queue: from an `async` `@main`, under `dispatchMain()`, or while
     /// `RunLoop.main` runs. Otherwise pass a queue of your own.
+    ///
+    /// Results that end together are delivered to it in one block, in order (see "Order and
+    /// completion" in <doc:ObservingResults>).
     public var callbackQueue: DispatchQueue = .main
 
     /// How many requests may be in flight at once; further ones wait, first in first out.

@@ -1,3 +1,4 @@
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -6,8 +7,9 @@ import Musl
 import Darwin
 #endif
 
-/// Marks the moments when a transport of Courier's own hands a buffered result over on its own
-/// thread, where the queue may finish the request at once instead of moving it to its work queue.
+/// The moments when a transport of Courier's own hands buffered results over on its own thread,
+/// where the queue may finish a request at once instead of moving it to its work queue, and the
+/// observers' work that those requests send to callback queues, gathered into one block per queue.
 ///
 /// Moving a result to another thread wakes that thread: on a 2-core Linux VM each wake-up cost a
 /// request about 30 µs of latency and several microseconds of CPU (Benchmarks/ANALYSIS.md, #20),
@@ -16,23 +18,60 @@ import Darwin
 /// (no delegates, no authenticator, a small body: the queue decides, `AttemptStage`), finishing
 /// there saves a hop. A completion called outside a hand-over (a transport of the user's, a
 /// cache hit answered on the caller's thread) is moved to the work queue as before.
-enum TransportHandOver {
-    /// Runs `body`, which calls completions, marked as a hand-over on this thread.
+///
+/// Transfers that end together (one pass of the curl loop) are handed over in one hand-over,
+/// and what they send to one callback queue goes there as one block, in order: one wake-up of
+/// that queue's thread rather than one per result.
+final class TransportHandOver {
+    private var deliveries: [(queue: DispatchQueue, work: @Sendable () -> Void)] = []
+
+    private init() {}
+
+    /// Runs `body`, which calls completions, as a hand-over on this thread; a hand-over begun
+    /// inside another joins it. The callback queues' work goes out when the outermost one ends.
     static func run(_ body: () -> Void) {
-        let outer = pthread_getspecific(key)
-        // Not a pointer to anything: a non-nil value in the slot is the mark.
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        guard pthread_getspecific(key) == nil else { return body() }
+        let handOver = TransportHandOver()
+        // Safe: the pointer is stored only while `handOver` is alive (this frame holds it), and
+        // taken out of the slot before it goes.
+        pthread_setspecific(key, Unmanaged.passUnretained(handOver).toOpaque())
         body()
-        pthread_setspecific(key, outer)
+        pthread_setspecific(key, nil)
+        handOver.flush()
     }
 
-    /// Whether the current thread is handing a result over.
+    /// Whether the current thread is handing results over.
     static var isActive: Bool {
         pthread_getspecific(key) != nil
     }
 
-    /// Safe: the key is made once and never deleted; the slot holds a marker value, never a
-    /// pointer that is dereferenced.
+    /// Sends `work` to `queue`: at the end of the hand-over running on this thread, if one is,
+    /// together with the rest of its work for `queue`; otherwise at once.
+    static func async(on queue: DispatchQueue, _ work: @escaping @Sendable () -> Void) {
+        guard let current = pthread_getspecific(key) else { return queue.async(execute: work) }
+        Unmanaged<TransportHandOver>.fromOpaque(current).takeUnretainedValue().deliveries.append((queue, work))
+    }
+
+    /// One block per queue, each with its work in the order it came.
+    private func flush() {
+        guard deliveries.count > 1 else {
+            if let only = deliveries.first { only.queue.async(execute: only.work) }
+            return
+        }
+        var batches: [(queue: DispatchQueue, work: [@Sendable () -> Void])] = []
+        for delivery in deliveries {
+            if let index = batches.firstIndex(where: { $0.queue === delivery.queue }) {
+                batches[index].work.append(delivery.work)
+            } else {
+                batches.append((delivery.queue, [delivery.work]))
+            }
+        }
+        for batch in batches {
+            let work = batch.work
+            batch.queue.async { for item in work { item() } }
+        }
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)

@@ -200,6 +200,45 @@ final class TransportHandOverTests: XCTestCase {
         XCTAssertNotEqual(thread, handOverThread)
     }
 
+    func testCallbackWorkWaitsForTheEndOfTheHandOverAndKeepsItsOrder() {
+        // Given a serial callback queue
+        let callbacks = DispatchQueue(label: "CourierTests.hand-over.callbacks")
+        let ran = Recorder<Int>()
+        var seenInside: [Int] = []
+
+        // When three pieces of work are sent to it during a hand-over
+        TransportHandOver.run {
+            for number in 1...3 { TransportHandOver.async(on: callbacks) { ran.append(number) } }
+            // (whatever was sent to a serial queue runs before a later sync block)
+            callbacks.sync { seenInside = ran.all }
+        }
+        callbacks.sync {}
+
+        // Then none ran before the hand-over ended, and all ran after it, in order
+        XCTAssertEqual(seenInside, [])
+        XCTAssertEqual(ran.all, [1, 2, 3])
+    }
+
+    func testCallbackWorkOutsideAHandOverGoesAtOnceAndANestedOneWaitsForTheOuter() {
+        // Given a serial callback queue
+        let callbacks = DispatchQueue(label: "CourierTests.hand-over.callbacks")
+        let ran = Recorder<String>()
+        var seenAfterInner: [String] = []
+
+        // When work is sent outside a hand-over, then inside a hand-over nested in another
+        TransportHandOver.async(on: callbacks) { ran.append("outside") }
+        callbacks.sync {}
+        TransportHandOver.run {
+            TransportHandOver.run { TransportHandOver.async(on: callbacks) { ran.append("nested") } }
+            callbacks.sync { seenAfterInner = ran.all }
+        }
+        callbacks.sync {}
+
+        // Then the first went at once, and the nested one only when the outer hand-over ended
+        XCTAssertEqual(seenAfterInner, ["outside"])
+        XCTAssertEqual(ran.all, ["outside", "nested"])
+    }
+
     func testTheMarkHoldsOnlyInsideTheHandOverAndNests() {
         // Given no hand-over
         XCTAssertFalse(TransportHandOver.isActive)

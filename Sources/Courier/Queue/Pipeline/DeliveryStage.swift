@@ -64,11 +64,11 @@ extension RequestQueue {
             // Nobody to tell on the callback queue, unless an observer came meanwhile.
             let late = state.withLock { $0.markDelivered(claim.id) }
             if !late.isEmpty {
-                callbackQueue.async { DeliveryScope.run { for observer in late { observer(claim.result) } } }
+                TransportHandOver.async(on: callbackQueue) { DeliveryScope.run { for observer in late { observer(claim.result) } } }
             }
             return
         }
-        callbackQueue.async {
+        TransportHandOver.async(on: callbackQueue) {
             DeliveryScope.run {
                 // The last progress report comes first, so that a progress bar is full before the result.
                 for observer in claim.progressObservers { observer.report(progress, force: true) }

@@ -95,7 +95,10 @@ final class CurlLoop: Sendable {
                 if stopped { return shutDown(multi) }
                 if !running.isEmpty {
                     multi.perform()
-                    while let (id, code) = multi.nextFinished() { finish(id, code: code, on: multi) }
+                    // One hand-over for every transfer that ended in this pass (`TransportHandOver`).
+                    TransportHandOver.run {
+                        while let (id, code) = multi.nextFinished() { finish(id, code: code, on: multi) }
+                    }
                 }
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
