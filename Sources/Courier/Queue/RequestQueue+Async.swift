@@ -57,25 +57,22 @@ extension RequestQueue {
 }
 
 /// Links an `async` send to its request ID, whichever of "added" and "Task cancelled" comes first.
+///
+/// One atomic word rather than a lock (one per `send`): 0 before the request is added, its ID's
+/// raw value once added (IDs start at 1), `UInt64.max` once the Task is cancelled.
 private final class SendHandle: Sendable {
-    private enum Stage { case notAdded, added(RequestID), cancelled }
-    private let stage = Locked(Stage.notAdded)
+    private static let notAdded: UInt64 = 0
+    private static let cancelledMark = UInt64.max
+    private let stage = Atomic<UInt64>(SendHandle.notAdded)
 
     /// Records the ID; returns false when the Task was cancelled before the request was added.
     func started(_ id: RequestID) -> Bool {
-        stage.withLock { stage in
-            if case .cancelled = stage { return false }
-            stage = .added(id)
-            return true
-        }
+        stage.compareExchange(expected: Self.notAdded, desired: id.rawValue, ordering: .acquiringAndReleasing).exchanged
     }
 
     /// Records the cancellation; returns the ID to cancel if the request was already added.
     func cancelled() -> RequestID? {
-        stage.withLock { stage in
-            defer { stage = .cancelled }
-            if case .added(let id) = stage { return id }
-            return nil
-        }
+        let previous = stage.exchange(Self.cancelledMark, ordering: .acquiringAndReleasing)
+        return previous == Self.notAdded || previous == Self.cancelledMark ? nil : RequestID(rawValue: previous)
     }
 }
