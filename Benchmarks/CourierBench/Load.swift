@@ -154,9 +154,11 @@ final class CourierClient<R: Request>: LoadClient {
     private let makeRequest: @Sendable () -> R
     private let bytes: @Sendable (R.ResponseType) -> Int
 
-    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R,
-         bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
-        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+    /// - Parameter trusting: Extra roots (`trustedCertificates`), for the HTTPS figures' private CA.
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, trusting: [URL] = [],
+         request: @escaping @Sendable () -> R, bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
+        var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+        configuration.trustedCertificates = trusting
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
         self.bytes = bytes
@@ -183,8 +185,10 @@ final class CourierSendClient<R: Request>: LoadClient {
     let queue: RequestQueue
     private let makeRequest: @Sendable () -> R
 
-    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R) {
-        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, trusting: [URL] = [],
+         request: @escaping @Sendable () -> R) {
+        var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+        configuration.trustedCertificates = trusting
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
     }
