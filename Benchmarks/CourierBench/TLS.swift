@@ -55,7 +55,7 @@ private func connectContender(_ name: String, count: Int, bench: Bench, samples:
     })
 }
 
-/// Sends `count` GETs of `path`, each from a queue of its own made for it (and released after it).
+/// Sends `count` GETs of /small.json, each from a queue of its own made for it (and released after it).
 private func newQueueRequests(count: Int, baseURL: URL, ca: URL) -> LoadResult {
     var result = LoadResult(elapsed: 0, succeeded: 0, failed: 0, bytes: 0)
     let start = now()
@@ -213,4 +213,16 @@ func tlsBurstFigure(_ bench: Bench) -> [Row] {
                         target: .none, errors: tally.count, note: tally.note))
     }
     return rows
+}
+
+/// `count` new queues' first requests (`newQueueRequests`) after one untimed: a process with
+/// that alone, to run under `perf stat` (`CourierBench child tls-connect-curl 100 HTTPS-URL CA`).
+func tlsConnectChild(count: Int, baseURL: URL, ca: URL) -> ChildReport {
+    let warmUp = newQueueRequests(count: 1, baseURL: baseURL, ca: ca)
+    let result = newQueueRequests(count: count, baseURL: baseURL, ca: ca)
+    var report = ChildReport(count: count)
+    report.seconds = result.elapsed
+    report.errors = warmUp.failed + result.failed
+    report.firstError = warmUp.firstError ?? result.firstError
+    return report
 }

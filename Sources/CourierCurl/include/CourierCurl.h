@@ -35,7 +35,6 @@ enum {
     COURIER_CURLOPT_BUFFERSIZE = 98,
     COURIER_CURLOPT_HTTP_CONTENT_DECODING = 158,
     COURIER_CURLOPT_PIPEWAIT = 237,
-    COURIER_CURLOPT_CA_CACHE_TIMEOUT = 321,   // libcurl 7.87 and later
     // Easy options: pointer values (strings are copied by libcurl; lists and data are not)
     COURIER_CURLOPT_WRITEDATA = 10001,
     COURIER_CURLOPT_URL = 10002,

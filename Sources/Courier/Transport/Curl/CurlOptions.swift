@@ -18,14 +18,16 @@ import FoundationNetworking
 /// How the roots reach libcurl (`CurlCertificateAuthorities`) decides what a new TLS connection
 /// costs: parsing a whole bundle of ~140 roots takes 16–28 ms of CPU here (OpenSSL 3), and
 /// Debian's libcurl, with both a default CA file and a CA directory, parses the file for every
-/// connection. Courier gives libcurl the system's hashed CA directory, where OpenSSL reads only the
-/// roots a chain needs, plus a CA file of the extra roots alone (none without extras), so that
-/// every connection, the first of a new queue included, costs about 1 ms. Without such a
-/// directory it gives one CA file (the system's bundle, with the extras) and no directory, which
-/// libcurl 7.87 and later parse once per transport (its CA cache, kept 24 hours); a system with
-/// neither keeps libcurl's defaults. Not honoured: `urlCache`
-/// (Courier's own cache is planned), `requestCachePolicy`, `networkServiceType`,
-/// `allowsCellularAccess` and the other Apple-only settings, which mean nothing on Linux.
+/// connection. Courier gives libcurl the system's hashed CA directory, where OpenSSL reads only
+/// the roots a chain needs, plus a CA file of the extra roots alone (none without extras), so
+/// that every connection, the first of a new queue included, costs about 2 ms. Without such a
+/// directory (or with a TLS library that takes none) it gives one CA file, the system's bundle
+/// with the extras, and no directory, which libcurl 7.87 and later parse once per transport (its
+/// CA cache, kept 24 hours); a system with neither keeps libcurl's defaults.
+///
+/// Not honoured: `urlCache` (Courier's own cache is planned), `requestCachePolicy`,
+/// `networkServiceType`, `allowsCellularAccess` and the other Apple-only settings, which mean
+/// nothing on Linux.
 struct CurlOptions: Sendable {
     var maximumResponseSize: Int?
     var maximumConnectionsPerHost: Int
@@ -67,14 +69,19 @@ struct CurlOptions: Sendable {
         }
         let directory = Self.systemDirectory
         if !settings.trustedCertificates.isEmpty {
-            // With a directory, the extra roots alone; without one, the system's bundle too.
-            switch Self.caBundle(adding: settings.trustedCertificates, systemRoots: directory == nil) {
-            case .success(let path):
-                certificateAuthorities = directory.map { .directory($0, extraRoots: path) } ?? .file(path)
+            // The system's bundle with the extra roots: the file without a directory, or the
+            // fallback for a libcurl without CA directories; the extra roots alone beside one.
+            let bundles = Self.caBundle(adding: settings.trustedCertificates, systemRoots: true).flatMap { bundle in
+                directory == nil ? .success((bundle, bundle))
+                    : Self.caBundle(adding: settings.trustedCertificates, systemRoots: false).map { (bundle, $0) }
+            }
+            switch bundles {
+            case .success(let (bundle, extraRoots)):
+                certificateAuthorities = directory.map { .directory($0, extraRoots: extraRoots, fallback: bundle) } ?? .file(bundle)
             case .failure(let error): unusable = error
             }
         } else if let directory {
-            certificateAuthorities = .directory(directory, extraRoots: nil)
+            certificateAuthorities = .directory(directory, extraRoots: nil, fallback: Self.systemBundle)
         } else if let bundle = Self.systemBundle {
             certificateAuthorities = .file(bundle)
         }
@@ -182,8 +189,10 @@ enum CurlCertificateAuthorities: Sendable, Equatable {
     case libcurlDefaults
     /// The system's hashed CA directory, where OpenSSL reads only the roots a chain needs, and a
     /// CA file of the extra roots alone when there are some (libcurl's default CA file is cleared
-    /// otherwise, so that no bundle is parsed per connection).
-    case directory(String, extraRoots: String?)
+    /// otherwise, so that no bundle is parsed per connection). `fallback` is the CA file used
+    /// alone (the system's bundle, with the extra roots) by a libcurl whose TLS library takes no
+    /// CA directory.
+    case directory(String, extraRoots: String?, fallback: String?)
     /// One CA file and no CA directory, which libcurl 7.87+ parses once per transport.
     case file(String)
 }
