@@ -10,7 +10,9 @@ import Glibc
 //
 // Why it is safe:
 // - every handle is used only on the transport's loop thread, except `CurlMulti.wake()`, which
-//   libcurl documents as safe from any thread (curl_multi_wakeup);
+//   libcurl documents as safe from any thread (curl_multi_wakeup), and the one easy handle that
+//   `CurlLibrary.takesCADirectory` makes, sets one option on and frees, within a `static let`
+//   initialiser (which Swift runs once);
 // - a callback's context is an unretained pointer to the `CurlExchange` set on the easy handle;
 //   `CurlEasy` keeps that exchange alive (`exchange`) for as long as the handle may call it, and
 //   lets go of it only after the handle has left the multi handle;
@@ -29,6 +31,14 @@ enum CurlLibrary {
                                                                      as: UTF8.self)))
         }
         return .success(String(cString: courier_curl_version()))
+    }()
+
+    /// Whether the loaded libcurl's TLS library takes a CA directory (`CURLOPT_CAPATH`; OpenSSL,
+    /// GnuTLS, wolfSSL and mbedTLS do, others answer "not built in"). Asked once per process, of
+    /// an easy handle made for it; false when libcurl cannot be used.
+    static let takesCADirectory: Bool = {
+        guard case .success = availability, let easy = CurlEasy() else { return false }
+        return easy.set(.caDirectory("/")) == 0
     }()
 
     /// libcurl's own description of a result code.

@@ -67,21 +67,15 @@ struct CurlOptions: Sendable {
         if let storage = session.httpCookieStorage, session.httpShouldSetCookies || session.httpCookieAcceptPolicy != .never {
             cookies = CurlCookies(storage: storage, sends: session.httpShouldSetCookies, policy: session.httpCookieAcceptPolicy)
         }
-        let directory = Self.systemDirectory
+        // Without a CA directory, one file: the system's bundle with the extra roots.
+        let directory = CurlLibrary.takesCADirectory ? Self.systemDirectory : nil
         if !settings.trustedCertificates.isEmpty {
-            // The system's bundle with the extra roots: the file without a directory, or the
-            // fallback for a libcurl without CA directories; the extra roots alone beside one.
-            let bundles = Self.caBundle(adding: settings.trustedCertificates, systemRoots: true).flatMap { bundle in
-                directory == nil ? .success((bundle, bundle))
-                    : Self.caBundle(adding: settings.trustedCertificates, systemRoots: false).map { (bundle, $0) }
-            }
-            switch bundles {
-            case .success(let (bundle, extraRoots)):
-                certificateAuthorities = directory.map { .directory($0, extraRoots: extraRoots, fallback: bundle) } ?? .file(bundle)
+            switch Self.caBundle(adding: settings.trustedCertificates, systemRoots: directory == nil) {
+            case .success(let path): certificateAuthorities = directory.map { .directory($0, extraRoots: path) } ?? .file(path)
             case .failure(let error): unusable = error
             }
         } else if let directory {
-            certificateAuthorities = .directory(directory, extraRoots: nil, fallback: Self.systemBundle)
+            certificateAuthorities = .directory(directory, extraRoots: nil)
         } else if let bundle = Self.systemBundle {
             certificateAuthorities = .file(bundle)
         }
@@ -131,7 +125,9 @@ struct CurlOptions: Sendable {
         }
         // FNV-1a: a stable name for the same content across processes.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bundle { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        bundle.withUnsafeBytes { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-ca-\(String(hash, radix: 16)).pem").path
         do {
@@ -189,10 +185,9 @@ enum CurlCertificateAuthorities: Sendable, Equatable {
     case libcurlDefaults
     /// The system's hashed CA directory, where OpenSSL reads only the roots a chain needs, and a
     /// CA file of the extra roots alone when there are some (libcurl's default CA file is cleared
-    /// otherwise, so that no bundle is parsed per connection). `fallback` is the CA file used
-    /// alone (the system's bundle, with the extra roots) by a libcurl whose TLS library takes no
-    /// CA directory.
-    case directory(String, extraRoots: String?, fallback: String?)
+    /// otherwise, so that no bundle is parsed per connection). Only where libcurl's TLS library
+    /// takes a CA directory (`CurlLibrary.takesCADirectory`).
+    case directory(String, extraRoots: String?)
     /// One CA file and no CA directory, which libcurl 7.87+ parses once per transport.
     case file(String)
 }

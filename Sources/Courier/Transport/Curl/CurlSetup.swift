@@ -80,13 +80,9 @@ enum CurlSetup {
         switch options.certificateAuthorities {
         case .libcurlDefaults:
             break
-        case .directory(let directory, let extraRoots, let fallback):
-            if easy.set(.caDirectory(directory)) == 0 {
-                easy.set(.caFile(extraRoots))
-            } else if let fallback {
-                // A TLS library without CA directories ("not built in"): the one file instead.
-                easy.set(.caFile(fallback))
-            }
+        case .directory(let directory, let extraRoots):
+            easy.set(.caDirectory(directory))
+            easy.set(.caFile(extraRoots))
         case .file(let bundle):
             easy.set(.caFile(bundle))
             // libcurl takes NULL here from every version; built without CA directories, it
