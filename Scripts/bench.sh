@@ -53,6 +53,45 @@ free_port() {
 }
 port=$(free_port)
 
+# The HTTPS figures: a private CA and a server certificate for 127.0.0.1 it signs (openssl's
+# command line; EC P-256, as the test certificates), made once and remade when it is about to
+# expire. Courier trusts the CA through `trustedCertificates`, curl's command line through --cacert.
+tls="$root/.build/bench/tls"
+mkdir -p "$tls"
+if [ ! -s "$tls/server.pem" ] || ! openssl x509 -checkend 86400 -noout -in "$tls/server.pem" >/dev/null 2>&1; then
+    echo "==> Making the HTTPS figures' private CA and server certificate under $tls"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 3650 \
+        -subj "/CN=Courier benchmark CA" -keyout "$tls/ca.key" -out "$tls/ca.pem" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj "/CN=127.0.0.1" \
+        -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$tls/server.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" -CAcreateserial -days 825 \
+        -extfile "$tls/server.ext" -out "$tls/server.pem" 2>/dev/null
+fi
+tls_port=$(free_port)
+h2_port=$(free_port)
+# Two TLS 1.3 servers with the same files: HTTP/1.1 only, and HTTP/2 (ALPN). nginx resumes TLS
+# sessions (tickets, and a session cache) as a production server would. /close.json is the JSON
+# with the connection closed after every response: reconnections. stub_status counts for the
+# whole nginx, so /status on any server reports every server's accepted connections.
+tls_server() { # LISTEN-ARGUMENTS
+    cat <<SERVER
+    server {
+        listen 127.0.0.1:$1 backlog=4096;
+        ssl_certificate $tls/server.pem;
+        ssl_certificate_key $tls/server.key;
+        ssl_protocols TLSv1.3;
+        ssl_session_cache shared:bench:10m;
+        ssl_session_timeout 1h;
+        root $www;
+        location = /small.json { }
+        location = /close.json { alias $www/small.json; keepalive_timeout 0; }
+        location = /status { stub_status; }
+    }
+SERVER
+}
+
 conf="$prefix/nginx.conf"
 # As in Scripts/servers.sh: started by root, nginx's workers keep root's rights, so that they can
 # read the files of a clone in a private folder.
@@ -97,6 +136,8 @@ http {
             return 200 "ok\n";
         }
     }
+$(tls_server "$tls_port ssl")
+$(tls_server "$h2_port ssl http2")
 }
 EOF
 
@@ -111,7 +152,7 @@ stop_nginx() {
 trap stop_nginx EXIT
 trap 'exit 130' INT TERM
 
-echo "==> Starting nginx on 127.0.0.1:$port ($conf)"
+echo "==> Starting nginx on 127.0.0.1:$port, HTTPS on $tls_port (HTTP/1.1) and $h2_port (HTTP/2) ($conf)"
 "$nginx_bin" -c "$conf" -p "$prefix" &
 nginx_pid=$!
 
@@ -151,11 +192,22 @@ for name in stream-256MiB.bin download-1GiB.bin; do
     fi
 done
 
+# Both HTTPS servers answer, with the protocol each should speak.
+for pair in "$tls_port:1.1" "$h2_port:2"; do
+    got=$(curl -sS --cacert "$tls/ca.pem" -o /dev/null -w '%{http_version}' "https://127.0.0.1:${pair%%:*}/small.json")
+    if [ "$got" != "${pair##*:}" ]; then
+        echo "the HTTPS server on port ${pair%%:*} answered over HTTP/$got, expected HTTP/${pair##*:}" >&2
+        exit 1
+    fi
+done
+
 echo "==> Building CourierBench (release, scratch path .build-bench)"
 swift build -c release --scratch-path .build-bench --product CourierBench
 
 echo "==> Running CourierBench against $base"
 swift_version=$(swift --version 2>&1 | grep -m1 'Swift version' || echo unknown)
 server_version=$("$nginx_bin" -v 2>&1 | sed 's/^nginx version: //')
-.build-bench/release/CourierBench --base-url "$base" --command "Scripts/bench.sh${*:+ $*}" \
+.build-bench/release/CourierBench --base-url "$base" \
+    --tls-url "https://127.0.0.1:$tls_port" --tls-http2-url "https://127.0.0.1:$h2_port" --tls-ca "$tls/ca.pem" \
+    --command "Scripts/bench.sh${*:+ $*}" \
     --swift-version "$swift_version" --server "$server_version" "$@"

@@ -40,6 +40,9 @@ header=Sources/CourierCurl/include/CourierCurl.h
 #define COURIER_ABI_EASY CURL
 #define COURIER_ABI_MULTI CURLM
 #define COURIER_ABI_LIST struct curl_slist
+#define COURIER_ABI_SHARE CURLSH
+#define COURIER_ABI_SHCODE CURLSHcode
+#define COURIER_ABI_SHOPTION CURLSHoption
 #define COURIER_ABI_CODE CURLcode
 #define COURIER_ABI_MCODE CURLMcode
 #define COURIER_ABI_OPTION CURLoption
@@ -72,6 +75,9 @@ courier_multi_perform_f check_multi_perform = curl_multi_perform;
 courier_multi_poll_f check_multi_poll = curl_multi_poll;
 courier_multi_wakeup_f check_multi_wakeup = curl_multi_wakeup;
 courier_multi_info_read_f check_multi_info_read = curl_multi_info_read;
+courier_share_init_f check_share_init = curl_share_init;
+courier_share_setopt_f check_share_setopt = curl_share_setopt;
+courier_share_cleanup_f check_share_cleanup = curl_share_cleanup;
 /* The layouts CourierCurl.c reads, against the real structures. */
 _Static_assert(sizeof(CURLMSG) == sizeof(int) && sizeof(CURLcode) == sizeof(int), "CURLMSG and CURLcode are ints");
 _Static_assert(offsetof(struct CURLMsg, easy_handle) == offsetof(struct courier_curl_msg, easy_handle), "CURLMsg.easy_handle");
@@ -98,4 +104,4 @@ if ! "$cc" -std=c11 -Werror=incompatible-pointer-types -Werror=incompatible-func
     exit 1
 fi
 count=$(grep -c '_Static_assert' "$work/check.c")
-echo "==> Courier's libcurl declarations match $header_dir/curl/curl.h ($count static checks and 20 prototypes)"
+echo "==> Courier's libcurl declarations match $header_dir/curl/curl.h ($count static checks and 23 prototypes)"

@@ -98,12 +98,14 @@ start_test_servers() {
 
     # A TLS server: nginx with certificates of a private CA (Scripts/make_test_certificates.py):
     # valid (HTTP/2), expired, and for another host, each on its own port; it answers with its
-    # protocol.
+    # protocol, the connection's serial number (so tests count connections) and whether the TLS
+    # session was resumed ("r", or "."). A fourth server with the valid certificate speaks
+    # HTTP/1.1 only and closes the connection after every response: reconnections.
     local tls=$PWD/.build/tls
     mkdir -p "$tls/logs" "$tls/temp"
     "$venv/bin/python" Scripts/make_test_certificates.py "$tls"
-    local tls_valid tls_expired tls_wrong
-    tls_valid=$(free_port); tls_expired=$(free_port); tls_wrong=$(free_port)
+    local tls_valid tls_expired tls_wrong tls_closing
+    tls_valid=$(free_port); tls_expired=$(free_port); tls_wrong=$(free_port); tls_closing=$(free_port)
     # The same nginx serves a folder of static files over plain HTTP, for the download tests: they
     # write files there and download them, with nginx's own ETag, Last-Modified, Range and If-Range.
     # Each response echoes the Range and If-Range it received (X-Received-Range, X-Received-If-Range),
@@ -122,13 +124,21 @@ start_test_servers() {
     mkdir -p "$cache_origin/files"
     local cache_origin_port
     cache_origin_port=$(free_port)
-    tls_server() { # PORT CERTIFICATE
+    tls_server() { # PORT CERTIFICATE [http2]
+        local answer='{"protocol":"$server_protocol","connection":$connection,"resumed":"$ssl_session_reused"}'
+        local closes=""
+        [ "${3:-}" = http2 ] || closes="keepalive_timeout 0;"
         cat <<CONF
     server {
-        listen 127.0.0.1:$1 ssl http2;
+        listen 127.0.0.1:$1 ssl ${3:-};
         ssl_certificate $tls/$2.pem;
         ssl_certificate_key $tls/$2.key;
-        location / { default_type application/json; return 200 '{"protocol":"\$server_protocol"}'; }
+        # One session cache for every server, as production servers have (without it, this
+        # nginx resumes no TLS session): so a client that offered one server's session to
+        # another would be let in without a certificate, which the tests check never happens.
+        ssl_session_cache shared:courier-tls:1m;
+        $closes
+        location / { default_type application/json; return 200 '$answer'; }
     }
 CONF
     }
@@ -150,9 +160,10 @@ http {
     fastcgi_temp_path $tls/temp/fastcgi;
     uwsgi_temp_path $tls/temp/uwsgi;
     scgi_temp_path $tls/temp/scgi;
-$(tls_server "$tls_valid" valid)
-$(tls_server "$tls_expired" expired)
-$(tls_server "$tls_wrong" wrong-host)
+$(tls_server "$tls_valid" valid http2)
+$(tls_server "$tls_expired" expired http2)
+$(tls_server "$tls_wrong" wrong-host http2)
+$(tls_server "$tls_closing" valid)
     log_format courier_cache escape=none '\$request_method \$uri \$status inm=\$http_if_none_match ims=\$http_if_modified_since';
     server {
         listen 127.0.0.1:$cache_origin_port;
@@ -186,7 +197,7 @@ $(tls_server "$tls_wrong" wrong-host)
 CONF
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-    echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host), and static files on $static_port"
+    echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host), $tls_closing (valid, HTTP/1.1, closes), and static files on $static_port"
     "$nginx_bin" -c "$tls/nginx.conf" -p "$tls" 2>>"$server_log" &
     server_pids+=($!)
     wait_for "https://127.0.0.1:$tls_valid/" "${server_pids[-1]}" "nginx (TLS)" "$tls/ca.pem" "$tls/logs/error.log" || return 1
@@ -221,6 +232,7 @@ CONF
     export COURIER_SSE_URL="http://127.0.0.1:$sse_port" COURIER_JSON_API_URL="http://127.0.0.1:$json_api_port"
     export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
     export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
+    export COURIER_TLS_CLOSING_URL="https://127.0.0.1:$tls_closing"
     export COURIER_STATIC_URL="http://127.0.0.1:$static_port" COURIER_STATIC_DIR="$static"
     export COURIER_CACHE_ORIGIN_URL="http://127.0.0.1:$cache_origin_port" COURIER_CACHE_ORIGIN_DIR="$cache_origin/files"
     export COURIER_CACHE_ORIGIN_LOG="$cache_origin/access.log" COURIER_HTTPBIN_ACCESS_LOG="$httpbin_access"

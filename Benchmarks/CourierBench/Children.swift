@@ -49,7 +49,8 @@ func runChild(_ arguments: [String]) -> Never {
             + " | load-raw|load-curl|load-urlsession|load-send-curl|load-send-urlsession COUNT BASE-URL [IN-FLIGHT]"
             + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
-            + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL")
+            + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
+            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE")
     }
     let kind = arguments[0]
     let small = baseURL.appendingPathComponent("small.json")
@@ -69,6 +70,8 @@ func runChild(_ arguments: [String]) -> Never {
     case "download-raw", "download-curl", "download-urlsession":
         downloadChild(transport: childTransport(kind), baseURL: baseURL,
                       file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
+    case "tls-connect-curl":
+        tlsConnectChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "load-raw", "load-curl", "load-urlsession", "load-send-curl", "load-send-urlsession":
         loadChild(kind: kind, count: count, baseURL: baseURL, inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
     default: fail("unknown child \(kind)")

@@ -94,17 +94,18 @@ struct CurlCommand {
     let arguments: [String]
     let count: Int
 
-    /// Nil when there is no curl command line here.
-    init?(url: URL, count: Int, parallel: Int? = nil) {
+    /// Nil when there is no curl command line here. `extraArguments` go before the URLs
+    /// (`--cacert` for the HTTPS figures).
+    init?(url: URL, count: Int, parallel: Int? = nil, extraArguments: [String] = []) {
         guard FileManager.default.isExecutableFile(atPath: curlCommandPath) else { return nil }
         try? FileManager.default.createDirectory(atPath: curlScratch, withIntermediateDirectories: true)
         // A config file names every URL with its own output; write-out prints one line per transfer.
-        let configPath = curlScratch + "/urls-\(count)-\(parallel ?? 1).txt"
+        let configPath = curlScratch + "/urls-\(count)-\(parallel ?? 1)-\(url.port ?? 0)\(url.lastPathComponent).txt"
         var config = "silent\nshow-error\nwrite-out = \"%{http_code} %{size_download}\\n\"\n"
         config.reserveCapacity(config.utf8.count + count * (url.absoluteString.utf8.count + 30))
         for _ in 0..<count { config += "url = \"\(url.absoluteString)\"\noutput = \"/dev/null\"\n" }
         guard FileManager.default.createFile(atPath: configPath, contents: Data(config.utf8)) else { return nil }
-        var arguments = ["--config", configPath]
+        var arguments = extraArguments + ["--config", configPath]
         if let parallel { arguments = ["-Z", "--parallel-max", String(parallel), "--no-progress-meter"] + arguments }
         self.arguments = arguments
         self.count = count

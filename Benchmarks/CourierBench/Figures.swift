@@ -29,6 +29,12 @@ let allFigures: [Figure] = [
            run: slowConsumerFigure),
     Figure(key: "download", title: "1 GiB download to a file", needsServer: true, run: downloadFigure),
     Figure(key: "cache", title: "HTTP cache: hits from memory and disk, and a miss", needsServer: true, run: cacheFigure),
+    Figure(key: "tls-connect", title: "HTTPS: a new queue's first request, and reconnections", needsServer: true,
+           run: tlsConnectFigure),
+    Figure(key: "tls-load", title: "HTTPS: requests/s, 16 and 64 in flight, HTTP/1.1 and HTTP/2", needsServer: true,
+           run: tlsLoadFigure),
+    Figure(key: "tls-burst", title: "HTTPS: a burst of 64 from a new queue, connections opened", needsServer: true,
+           run: tlsBurstFigure),
 ]
 
 // MARK: - Helpers
@@ -104,9 +110,9 @@ func loadContender(_ name: String, _ client: any LoadClient, total: Int, shape: 
 
 /// curl's command line fetching `total` copies of `url` (`parallel` at once, or one at a time),
 /// one process per round; nil when there is no curl command line here.
-func commandLineContender(url: URL, total: Int, parallel: Int? = nil, tally: ErrorTally,
+func commandLineContender(url: URL, total: Int, parallel: Int? = nil, extraArguments: [String] = [], tally: ErrorTally,
                           metric: @escaping (LoadResult) -> Double = requestsPerSecond) -> Contender? {
-    guard let command = CurlCommand(url: url, count: total, parallel: parallel) else {
+    guard let command = CurlCommand(url: url, count: total, parallel: parallel, extraArguments: extraArguments) else {
         log("    no \(curlCommandPath): the figure goes without curl's command line")
         return nil
     }

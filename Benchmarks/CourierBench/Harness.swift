@@ -26,6 +26,10 @@ struct Options {
     var command = "CourierBench " + CommandLine.arguments.dropFirst().joined(separator: " ")
     var swiftVersion = "unknown (pass --swift-version)"
     var serverVersion = "nginx"
+    /// The HTTPS figures' servers (HTTP/1.1 only, and HTTP/2) and the private CA that signed them.
+    var tlsURL: URL?
+    var tlsHTTP2URL: URL?
+    var tlsCA: URL?
 
     /// `full` in a full run, `quick` with `--quick`.
     func count(_ full: Int, quick small: Int) -> Int { quick ? small : full }
@@ -34,6 +38,7 @@ struct Options {
         usage: CourierBench --base-url URL [--quick] [--rounds N] [--only key,key] [--memory-count N]
                             [--slow-seconds N] [--slow-limit-mib N] [--no-report] [--markdown PATH] [--svg PATH]
                             [--command TEXT] [--swift-version TEXT] [--server TEXT] [--list]
+                            [--tls-url URL --tls-http2-url URL --tls-ca FILE]
         Scripts/bench.sh starts nginx and passes --base-url and the descriptive flags.
         """
 
@@ -70,6 +75,9 @@ struct Options {
             case "--command": options.command = value(argument)
             case "--swift-version": options.swiftVersion = value(argument)
             case "--server": options.serverVersion = value(argument)
+            case "--tls-url": options.tlsURL = URL(string: value(argument))
+            case "--tls-http2-url": options.tlsHTTP2URL = URL(string: value(argument))
+            case "--tls-ca": options.tlsCA = URL(fileURLWithPath: value(argument))
             case "--list":
                 for figure in allFigures { print(figure.key.padding(toLength: 16, withPad: " ", startingAt: 0), figure.title) }
                 exit(0)

@@ -154,12 +154,15 @@ final class CourierClient<R: Request>: LoadClient {
     private let makeRequest: @Sendable () -> R
     private let bytes: @Sendable (R.ResponseType) -> Int
 
-    /// `sharing`: identical requests in flight share one transfer (the queue's default; off in
-    /// the other figures, so that every request is a transfer).
-    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, sharing: Bool = false,
+    /// - Parameters:
+    ///   - sharing: Identical requests in flight share one transfer (the queue's default; off in
+    ///     the other figures, so that every request is a transfer).
+    ///   - trusting: Extra roots (`trustedCertificates`), for the HTTPS figures' private CA.
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, sharing: Bool = false, trusting: [URL] = [],
          request: @escaping @Sendable () -> R, bytes: @escaping @Sendable (R.ResponseType) -> Int = { _ in 0 }) {
         var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
         configuration.sharesIdenticalRequests = sharing
+        configuration.trustedCertificates = trusting
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
         self.bytes = bytes
@@ -186,8 +189,10 @@ final class CourierSendClient<R: Request>: LoadClient {
     let queue: RequestQueue
     private let makeRequest: @Sendable () -> R
 
-    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, request: @escaping @Sendable () -> R) {
-        let configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+    init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, trusting: [URL] = [],
+         request: @escaping @Sendable () -> R) {
+        var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
+        configuration.trustedCertificates = trusting
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
     }

@@ -34,6 +34,9 @@ static struct {
     courier_multi_poll_f multi_poll;
     courier_multi_wakeup_f multi_wakeup;
     courier_multi_info_read_f multi_info_read;
+    courier_share_init_f share_init;
+    courier_share_setopt_f share_setopt;
+    courier_share_cleanup_f share_cleanup;
 } curl;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -77,6 +80,9 @@ static void load(void) {
     LOOK_UP(multi_poll, "curl_multi_poll")
     LOOK_UP(multi_wakeup, "curl_multi_wakeup")
     LOOK_UP(multi_info_read, "curl_multi_info_read")
+    LOOK_UP(share_init, "curl_share_init")
+    LOOK_UP(share_setopt, "curl_share_setopt")
+    LOOK_UP(share_cleanup, "curl_share_cleanup")
 #undef LOOK_UP
     version = curl.version_info(COURIER_CURLVERSION_NOW);
     if (version == NULL || version->version_num < 0x074400) {
@@ -139,6 +145,11 @@ int courier_curl_multi_remove_handle(CourierCurlMulti *multi, CourierCurlEasy *e
 int courier_curl_multi_perform(CourierCurlMulti *multi, int *running) { return curl.multi_perform(multi, running); }
 int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
 int courier_curl_multi_wakeup(CourierCurlMulti *multi) { return curl.multi_wakeup(multi); }
+
+CourierCurlShare *courier_curl_share_init(void) { return curl.share_init(); }
+// CURLSHOPT_SHARE reads its argument as an int (curl_lock_data).
+int courier_curl_share_share(CourierCurlShare *share, int data) { return curl.share_setopt(share, COURIER_CURLSHOPT_SHARE, data); }
+int courier_curl_share_cleanup(CourierCurlShare *share) { return curl.share_cleanup(share); }
 
 int courier_curl_multi_next_done(CourierCurlMulti *multi, CourierCurlEasy **easy, int *result) {
     int remaining = 0;

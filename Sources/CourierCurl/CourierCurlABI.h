@@ -11,6 +11,9 @@
 #define COURIER_ABI_EASY CourierCurlEasy
 #define COURIER_ABI_MULTI CourierCurlMulti
 #define COURIER_ABI_LIST CourierCurlList
+#define COURIER_ABI_SHARE CourierCurlShare
+#define COURIER_ABI_SHCODE int
+#define COURIER_ABI_SHOPTION int
 #define COURIER_ABI_CODE int
 #define COURIER_ABI_MCODE int
 #define COURIER_ABI_OPTION int
@@ -65,5 +68,8 @@ typedef COURIER_ABI_MCODE (*courier_multi_poll_f)(COURIER_ABI_MULTI *, COURIER_A
                                                    unsigned int extra_nfds, int timeout_ms, int *numfds);
 typedef COURIER_ABI_MCODE (*courier_multi_wakeup_f)(COURIER_ABI_MULTI *);
 typedef COURIER_ABI_MSG *(*courier_multi_info_read_f)(COURIER_ABI_MULTI *, int *msgs_in_queue);
+typedef COURIER_ABI_SHARE *(*courier_share_init_f)(void);
+typedef COURIER_ABI_SHCODE (*courier_share_setopt_f)(COURIER_ABI_SHARE *, COURIER_ABI_SHOPTION, ...);
+typedef COURIER_ABI_SHCODE (*courier_share_cleanup_f)(COURIER_ABI_SHARE *);
 
 #endif

@@ -15,6 +15,7 @@
 typedef struct CourierCurlEasy CourierCurlEasy;    // CURL
 typedef struct CourierCurlMulti CourierCurlMulti;  // CURLM
 typedef struct CourierCurlList CourierCurlList;    // struct curl_slist
+typedef struct CourierCurlShare CourierCurlShare;  // CURLSH
 
 /// A write, header or read callback: (buffer, size, count, context) -> bytes handled.
 typedef size_t (*CourierCurlDataCallback)(char *buffer, size_t size, size_t count, void *context);
@@ -33,6 +34,7 @@ enum {
     COURIER_CURLOPT_LOW_SPEED_TIME = 20,
     COURIER_CURLOPT_BUFFERSIZE = 98,
     COURIER_CURLOPT_HTTP_CONTENT_DECODING = 158,
+    COURIER_CURLOPT_PIPEWAIT = 237,
     // Easy options: pointer values (strings are copied by libcurl; lists and data are not)
     COURIER_CURLOPT_WRITEDATA = 10001,
     COURIER_CURLOPT_URL = 10002,
@@ -43,6 +45,8 @@ enum {
     COURIER_CURLOPT_HEADERDATA = 10029,
     COURIER_CURLOPT_CUSTOMREQUEST = 10036,
     COURIER_CURLOPT_CAINFO = 10065,
+    COURIER_CURLOPT_CAPATH = 10097,
+    COURIER_CURLOPT_SHARE = 10100,
     COURIER_CURLOPT_ACCEPT_ENCODING = 10102,
     COURIER_CURLOPT_SEEKDATA = 10168,
     COURIER_CURLOPT_USERNAME = 10173,
@@ -61,6 +65,11 @@ enum {
     // Multi options (CURLMoption)
     COURIER_CURLMOPT_MAXCONNECTS = 6,
     COURIER_CURLMOPT_MAX_HOST_CONNECTIONS = 7,
+
+    // Share options (CURLSHoption) and what a share handle shares (curl_lock_data)
+    COURIER_CURLSHOPT_SHARE = 1,
+    COURIER_CURL_LOCK_DATA_DNS = 3,
+    COURIER_CURL_LOCK_DATA_SSL_SESSION = 4,
 
     // Values
     COURIER_CURLAUTH_BASIC = 1,
@@ -143,6 +152,11 @@ int courier_curl_multi_remove_handle(CourierCurlMulti *multi, CourierCurlEasy *e
 int courier_curl_multi_perform(CourierCurlMulti *multi, int *running);
 int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms);
 int courier_curl_multi_wakeup(CourierCurlMulti *multi);
+CourierCurlShare *courier_curl_share_init(void);
+/// Shares `data` (a COURIER_CURL_LOCK_DATA_* value) among the easy handles set to this share.
+int courier_curl_share_share(CourierCurlShare *share, int data);
+int courier_curl_share_cleanup(CourierCurlShare *share);
+
 /// The next finished transfer: returns 1 with its handle and result, or 0 when none is left.
 int courier_curl_multi_next_done(CourierCurlMulti *multi, CourierCurlEasy **easy, int *result);
 

@@ -9,37 +9,26 @@ import XCTest
 /// verification always on, extra roots by configuration, HTTP/2, and a clear `URLError` for each
 /// certificate problem.
 final class TLSIntegrationTests: XCTestCase {
-    private struct Answer: Response, Decodable {
-        let `protocol`: String
-    }
-
-    private func server(_ variable: String) throws -> URL {
-        guard let text = ProcessInfo.processInfo.environment[variable], let url = URL(string: text) else {
-            throw HTTPBin.missing("TLS tests need the nginx that Scripts/test.sh starts (\(variable))")
-        }
-        return url
-    }
-
     private var ca: URL {
-        get throws { URL(fileURLWithPath: try server("COURIER_TLS_CA").path) }
+        get throws { URL(fileURLWithPath: try HTTPBin.tlsServer("COURIER_TLS_CA").path) }
     }
 
     /// - Parameter transport: The transport to use; by default the run's.
     private func send(to variable: String, trusting: [URL], through transport: RequestTransport? = nil)
-        async throws -> Result<Answer, RequestError> {
-        let url = try server(variable)
+        async throws -> Result<TLSAnswer, RequestError> {
+        let url = try HTTPBin.tlsServer(variable)
         let queue = try HTTPBin.queue { config in
             config.trustedCertificates = trusting
             if let transport { config.transport = transport }
         }
         do {
-            return .success(try await queue.send(PathRequest<Answer>(url.absoluteString + "/")))
+            return .success(try await queue.send(PathRequest<TLSAnswer>(url.absoluteString + "/")))
         } catch {
             return .failure(error)
         }
     }
 
-    private func urlErrorCode(_ result: Result<Answer, RequestError>) -> URLError.Code? {
+    private func urlErrorCode(_ result: Result<TLSAnswer, RequestError>) -> URLError.Code? {
         if case .failure(.transportFailed(let error)) = result { return error.code }
         return nil
     }

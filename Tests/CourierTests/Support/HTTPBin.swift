@@ -69,6 +69,13 @@ enum HTTPBin {
         return (url, URL(fileURLWithPath: path, isDirectory: true))
     }
 
+    /// One of the TLS servers of the nginx that Scripts/test.sh starts (`COURIER_TLS_URL`,
+    /// `COURIER_TLS_CLOSING_URL`…), or the file of the private CA that signed them (`COURIER_TLS_CA`).
+    static func tlsServer(_ variable: String, file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        try server(variable, file: file, line: line,
+                   missing: "TLS tests need the nginx that Scripts/test.sh starts (\(variable))")
+    }
+
     private static func server(_ variable: String, file: StaticString, line: UInt,
                                missing message: String = "Integration tests need a local httpbin: run Scripts/test.sh, "
                                    + "which installs and starts one, or start one yourself and set "
@@ -164,4 +171,12 @@ struct Echo: Response, Decodable {
     let args: [String: String]
     let data: String?
     let form: [String: String]?
+}
+
+/// What the TLS test servers of Scripts/servers.sh answer: the protocol, the connection's serial
+/// number (to count connections) and whether the TLS session was resumed ("r", or ".").
+struct TLSAnswer: Response, Decodable {
+    let `protocol`: String
+    let connection: Int
+    let resumed: String
 }

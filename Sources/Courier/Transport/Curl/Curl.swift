@@ -10,12 +10,16 @@ import Glibc
 //
 // Why it is safe:
 // - every handle is used only on the transport's loop thread, except `CurlMulti.wake()`, which
-//   libcurl documents as safe from any thread (curl_multi_wakeup);
+//   libcurl documents as safe from any thread (curl_multi_wakeup), and the one easy handle that
+//   `CurlLibrary.takesCADirectory` makes, sets one option on and frees, within a `static let`
+//   initialiser (which Swift runs once);
 // - a callback's context is an unretained pointer to the `CurlExchange` set on the easy handle;
 //   `CurlEasy` keeps that exchange alive (`exchange`) for as long as the handle may call it, and
 //   lets go of it only after the handle has left the multi handle;
 // - the buffers callbacks see are only read or written within the callback, never kept, and
-//   request bodies are copied into them (`CurlBodyReader`) within their bounds.
+//   request bodies are copied into them (`CurlBodyReader`) within their bounds;
+// - the share handle (`CurlShare`) is used by the easy handles of one multi handle only, all on
+//   the loop thread, and is freed only once neither the multi handle nor any easy handle holds it.
 
 /// libcurl as loaded at run time: its version, or why it cannot be used.
 enum CurlLibrary {
@@ -27,6 +31,14 @@ enum CurlLibrary {
                                                                      as: UTF8.self)))
         }
         return .success(String(cString: courier_curl_version()))
+    }()
+
+    /// Whether the loaded libcurl's TLS library takes a CA directory (`CURLOPT_CAPATH`; OpenSSL,
+    /// GnuTLS, wolfSSL and mbedTLS do, others answer "not built in"). Asked once per process, of
+    /// an easy handle made for it; false when libcurl cannot be used.
+    static let takesCADirectory: Bool = {
+        guard case .success = availability, let easy = CurlEasy() else { return false }
+        return easy.set(.caDirectory("/")) == 0
     }()
 
     /// libcurl's own description of a result code.
@@ -49,6 +61,9 @@ final class CurlEasy {
     /// Kept alive while the handle may call it back.
     private var exchange: CurlExchange?
     private var headerList: OpaquePointer?
+    /// The share handle set on this handle (`CURLOPT_SHARE`, which `curl_easy_reset` keeps);
+    /// held so that it outlives the handle.
+    private var share: CurlShare?
     /// libcurl writes its detailed message here when a transfer fails; it keeps the pointer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: COURIER_CURL_ERROR_SIZE)
     /// Whether libcurl decodes content codings in this transfer (`CURLOPT_HTTP_CONTENT_DECODING`,
@@ -78,7 +93,14 @@ final class CurlEasy {
         case acceptEncoding(String)
         case proxy(String)
         case credentials(user: String, password: String)
-        case caFile(String)
+        /// The CA file (`CURLOPT_CAINFO`); nil clears libcurl's default one.
+        case caFile(String?)
+        /// The CA directory (`CURLOPT_CAPATH`); nil clears libcurl's default one, which, with a
+        /// CA file alone, lets libcurl 7.87+ keep the parsed file in the multi handle.
+        case caDirectory(String?)
+        /// Waits for a connection being set up to the same origin, to learn whether it can
+        /// multiplex (HTTP/2), rather than opening another (`CURLOPT_PIPEWAIT`).
+        case pipeWait
         case idleTimeout(seconds: Int)
         case totalTimeout(milliseconds: Int)
         case receiveBufferSize(Int)
@@ -126,7 +148,10 @@ final class CurlEasy {
             setLong(COURIER_CURLOPT_HTTPAUTH, COURIER_CURLAUTH_BASIC | COURIER_CURLAUTH_DIGEST)
             setString(COURIER_CURLOPT_USERNAME, user)
             return setString(COURIER_CURLOPT_PASSWORD, password)
-        case .caFile(let path): return setString(COURIER_CURLOPT_CAINFO, path)
+        case .caFile(let path): return path.map { setString(COURIER_CURLOPT_CAINFO, $0) } ?? setPointer(COURIER_CURLOPT_CAINFO, nil)
+        case .caDirectory(let path):
+            return path.map { setString(COURIER_CURLOPT_CAPATH, $0) } ?? setPointer(COURIER_CURLOPT_CAPATH, nil)
+        case .pipeWait: return setLong(COURIER_CURLOPT_PIPEWAIT, 1)
         case .idleTimeout(let seconds):
             // Less than a byte per second for `seconds` ends the transfer: an idle timeout.
             setLong(COURIER_CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -175,6 +200,14 @@ final class CurlEasy {
         courier_curl_easy_pause(handle, Int32(COURIER_CURLPAUSE_CONT))
     }
 
+    /// Sets `share` on the handle, once: libcurl keeps it across `curl_easy_reset`. Only
+    /// before the handle is added to the multi handle.
+    fileprivate func use(_ share: CurlShare) {
+        guard self.share !== share else { return }
+        setPointer(COURIER_CURLOPT_SHARE, UnsafeMutableRawPointer(share.handle))
+        self.share = share
+    }
+
     /// Lets go of the exchange once the handle has left the multi handle and will call nothing.
     func finish() {
         exchange = nil
@@ -197,19 +230,51 @@ final class CurlEasy {
     }
 }
 
+/// TLS sessions and DNS answers shared by every easy handle of one transport, so that a new
+/// connection (another handle, a reconnection after the server closed one, the connections of a
+/// burst) resumes a TLS session instead of making a full handshake. Sessions never skip
+/// verification: a resumed session is only offered to the same host and port, with the same
+/// verification settings, and a server that does not resume it gets a full, verified handshake.
+///
+/// No lock callbacks (`CURLSHOPT_LOCKFUNC`): libcurl then shares without locking, which is right
+/// only when one thread uses every handle set to the share, as here: the share belongs to one
+/// multi handle, whose easy handles are all driven by the transport's loop thread.
+final class CurlShare {
+    fileprivate let handle: OpaquePointer
+
+    init?() {
+        guard let handle = courier_curl_share_init() else { return nil }
+        self.handle = handle
+        courier_curl_share_share(handle, Int32(COURIER_CURL_LOCK_DATA_SSL_SESSION))
+        courier_curl_share_share(handle, Int32(COURIER_CURL_LOCK_DATA_DNS))
+    }
+
+    deinit {
+        // Runs once neither the multi handle nor any easy handle holds the share (each holds it
+        // strongly), so libcurl never sees it in use here.
+        courier_curl_share_cleanup(handle)
+    }
+}
+
 /// The multi handle that drives every transfer of one transport. Loop thread only, but for `wake`.
 final class CurlMulti {
     private let handle: OpaquePointer
+    /// Set on every easy handle this multi handle runs; freed after it (see `deinit`).
+    private let share: CurlShare?
 
     init?(maximumConnectionsPerHost: Int, connectionCache: Int) {
         guard let handle = courier_curl_multi_init() else { return nil }
         self.handle = handle
+        // Without one, transfers still work, each handle keeping its own sessions.
+        share = CurlShare()
         courier_curl_multi_setopt_long(handle, Int32(COURIER_CURLMOPT_MAX_HOST_CONNECTIONS), maximumConnectionsPerHost)
         // Sized so that the end of a burst does not close the connections it opened.
         courier_curl_multi_setopt_long(handle, Int32(COURIER_CURLMOPT_MAXCONNECTS), connectionCache)
     }
 
     deinit {
+        // The connections close here; the share is let go of only after this (stored
+        // properties are released after the body of deinit).
         courier_curl_multi_cleanup(handle)
     }
 
@@ -217,7 +282,8 @@ final class CurlMulti {
     var waker: CurlWaker { CurlWaker(handle: handle) }
 
     func add(_ easy: CurlEasy) -> Int32 {
-        courier_curl_multi_add_handle(handle, easy.handle)
+        if let share { easy.use(share) }
+        return courier_curl_multi_add_handle(handle, easy.handle)
     }
 
     func remove(_ easy: CurlEasy) {

@@ -13,9 +13,21 @@ import FoundationNetworking
 /// `httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies` and
 /// `connectionProxyDictionary` (HTTP and HTTPS proxies); without a proxy there, libcurl reads
 /// `http_proxy`, `https_proxy` and `no_proxy` from the environment. ``TransportSettings/trustedCertificates``
-/// are added to the system's roots (certificates are always verified). Not honoured: `urlCache`
-/// (Courier's own cache is planned), `requestCachePolicy`, `networkServiceType`,
-/// `allowsCellularAccess` and the other Apple-only settings, which mean nothing on Linux.
+/// are added to the system's roots (certificates are always verified).
+///
+/// How the roots reach libcurl (`CurlCertificateAuthorities`) decides what a new TLS connection
+/// costs: parsing a whole bundle of ~140 roots takes 16–28 ms of CPU here (OpenSSL 3), and
+/// Debian's libcurl, with both a default CA file and a CA directory, parses the file for every
+/// connection. Courier gives libcurl the system's hashed CA directory, where OpenSSL reads only
+/// the roots a chain needs, plus a CA file of the extra roots alone (none without extras), so
+/// that every connection, the first of a new queue included, costs about 2 ms. Without such a
+/// directory (or with a TLS library that takes none) it gives one CA file, the system's bundle
+/// with the extras, and no directory, which libcurl 7.87 and later parse once per transport (its
+/// CA cache, kept 24 hours); a system with neither keeps libcurl's defaults.
+///
+/// Not honoured: `urlCache` (Courier's own cache is planned), `requestCachePolicy`,
+/// `networkServiceType`, `allowsCellularAccess` and the other Apple-only settings, which mean
+/// nothing on Linux.
 struct CurlOptions: Sendable {
     var maximumResponseSize: Int?
     var maximumConnectionsPerHost: Int
@@ -30,8 +42,8 @@ struct CurlOptions: Sendable {
     var httpProxy: String?
     var httpsProxy: String?
     var cookies: CurlCookies?
-    /// A CA bundle with the system's roots and the trusted extra ones, when there are extra ones.
-    var certificateAuthorities: String?
+    /// Where every HTTPS transfer finds the roots it trusts.
+    var certificateAuthorities = CurlCertificateAuthorities.libcurlDefaults
     /// Why the settings cannot be used (an unreadable certificate file): every request fails with it.
     var unusable: RequestError?
 
@@ -55,11 +67,35 @@ struct CurlOptions: Sendable {
         if let storage = session.httpCookieStorage, session.httpShouldSetCookies || session.httpCookieAcceptPolicy != .never {
             cookies = CurlCookies(storage: storage, sends: session.httpShouldSetCookies, policy: session.httpCookieAcceptPolicy)
         }
+        // Without a CA directory, one file: the system's bundle with the extra roots.
+        let directory = CurlLibrary.takesCADirectory ? Self.systemDirectory : nil
         if !settings.trustedCertificates.isEmpty {
-            switch Self.caBundle(adding: settings.trustedCertificates) {
-            case .success(let path): certificateAuthorities = path
+            switch Self.caBundle(adding: settings.trustedCertificates, systemRoots: directory == nil) {
+            case .success(let path): certificateAuthorities = directory.map { .directory($0, extraRoots: path) } ?? .file(path)
             case .failure(let error): unusable = error
             }
+        } else if let directory {
+            certificateAuthorities = .directory(directory, extraRoots: nil)
+        } else if let bundle = Self.systemBundle {
+            certificateAuthorities = .file(bundle)
+        }
+    }
+
+    /// The first readable bundle of `systemBundles`, looked up once per process.
+    private static let systemBundle: String? = systemBundles.first { FileManager.default.isReadableFile(atPath: $0) }
+
+    /// Where Linux distributions keep the system's roots hashed by subject for OpenSSL (Debian,
+    /// Ubuntu, Alpine and openSUSE; Fedora and RHEL).
+    private static let systemDirectories = ["/etc/ssl/certs", "/etc/pki/ca-trust/extracted/pem/directory-hash"]
+
+    /// The first of `systemDirectories` that holds hashed roots ("5ad8a5d6.0"), looked up once per
+    /// process: a folder of PEM files without those names is no CA directory to OpenSSL.
+    private static let systemDirectory: String? = systemDirectories.first { directory in
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.contains { name in
+            let parts = name.split(separator: ".")
+            return parts.count == 2 && parts[0].count == 8 && parts[0].allSatisfy(\.isHexDigit)
+                && !parts[1].isEmpty && parts[1].allSatisfy(\.isNumber)
         }
     }
 
@@ -68,12 +104,12 @@ struct CurlOptions: Sendable {
     private static let systemBundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt",
                                         "/etc/ssl/ca-bundle.pem", "/etc/ssl/cert.pem"]
 
-    /// A bundle file of the system's roots plus `extra`, since libcurl takes one CA file: the
-    /// extra roots add to the system's rather than replace them. Named after its content, so
-    /// queues with the same roots share one file.
-    private static func caBundle(adding extra: [URL]) -> Result<String, RequestError> {
+    /// A bundle file of `extra`, after the system's roots when `systemRoots`, since libcurl takes
+    /// one CA file: the extra roots add to the system's rather than replace them. Named after its
+    /// content, so queues with the same roots share one file.
+    private static func caBundle(adding extra: [URL], systemRoots: Bool) -> Result<String, RequestError> {
         var bundle = Data()
-        if let system = systemBundles.lazy.compactMap({ FileManager.default.contents(atPath: $0) }).first {
+        if systemRoots, let system = systemBundles.lazy.compactMap({ FileManager.default.contents(atPath: $0) }).first {
             bundle.append(system)
             bundle.append(0x0A)
         }
@@ -89,7 +125,9 @@ struct CurlOptions: Sendable {
         }
         // FNV-1a: a stable name for the same content across processes.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bundle { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        bundle.withUnsafeBytes { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        }
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("courier-ca-\(String(hash, radix: 16)).pem").path
         do {
@@ -139,6 +177,19 @@ struct CurlOptions: Sendable {
         }
         return lines
     }
+}
+
+/// Where the curl transport's HTTPS transfers find the roots they trust (see ``CurlOptions``).
+enum CurlCertificateAuthorities: Sendable, Equatable {
+    /// libcurl's own defaults: no roots were found at a known place and there are no extra ones.
+    case libcurlDefaults
+    /// The system's hashed CA directory, where OpenSSL reads only the roots a chain needs, and a
+    /// CA file of the extra roots alone when there are some (libcurl's default CA file is cleared
+    /// otherwise, so that no bundle is parsed per connection). Only where libcurl's TLS library
+    /// takes a CA directory (`CurlLibrary.takesCADirectory`).
+    case directory(String, extraRoots: String?)
+    /// One CA file and no CA directory, which libcurl 7.87+ parses once per transport.
+    case file(String)
 }
 
 /// The session's cookie storage, as the curl transport uses it: `Cookie` headers from it when

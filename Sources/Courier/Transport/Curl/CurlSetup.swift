@@ -61,7 +61,7 @@ enum CurlSetup {
         easy.setHeaders(options.headerLines(for: transfer.request))
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
-        if let bundle = options.certificateAuthorities { easy.set(.caFile(bundle)) }
+        if scheme == "https" { configureTLS(easy, options: options) }
         if let idle = options.idleTimeout { easy.set(.idleTimeout(seconds: idle)) }
         if let total = options.resourceTimeout { easy.set(.totalTimeout(milliseconds: total)) }
         if case .streamed = transfer.delivery {
@@ -70,6 +70,26 @@ enum CurlSetup {
             easy.set(.receiveBufferSize(128 << 10))
         }
         return .success(exchange)
+    }
+
+    /// The roots an HTTPS transfer trusts (see `CurlOptions`), and waiting for multiplexing: a
+    /// burst to a new HTTP/2 origin then shares the first connection instead of opening one per
+    /// request (as curl's `--parallel` does). Plain HTTP needs neither: libcurl speaks HTTP/1.1
+    /// there, where waiting could only delay a burst's other connections.
+    private static func configureTLS(_ easy: CurlEasy, options: CurlOptions) {
+        switch options.certificateAuthorities {
+        case .libcurlDefaults:
+            break
+        case .directory(let directory, let extraRoots):
+            easy.set(.caDirectory(directory))
+            easy.set(.caFile(extraRoots))
+        case .file(let bundle):
+            easy.set(.caFile(bundle))
+            // libcurl takes NULL here from every version; built without CA directories, it
+            // answers "not built in", which leaves nothing to clear.
+            easy.set(.caDirectory(nil))
+        }
+        easy.set(.pipeWait)
     }
 }
 #endif
