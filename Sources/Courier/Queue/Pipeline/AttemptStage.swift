@@ -140,8 +140,6 @@ extension RequestQueue {
     }
 }
 
-/// Something that happens once: a request's concurrency slot given back, a transport's
-/// completion taken.
 extension Result<TransportResponse, RequestError> {
     /// The largest body the queue decodes on a transport's thread (`TransportHandOver`): 64 KiB of
     /// JSON decode in well under a millisecond, which a transfer waiting on that thread can spare.
@@ -154,6 +152,8 @@ extension Result<TransportResponse, RequestError> {
     }
 }
 
+/// Something that happens once: a request's concurrency slot given back, a transport's
+/// completion taken.
 final class Once: Sendable {
     private let done = Atomic<Bool>(false)
 
