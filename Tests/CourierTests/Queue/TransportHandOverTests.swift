@@ -239,6 +239,22 @@ final class TransportHandOverTests: XCTestCase {
         XCTAssertEqual(ran.all, ["outside", "nested"])
     }
 
+    func testWorkForTheEndRunsAfterTheHandOversBodyOrAtOnceOutsideOne() {
+        // Given a log of what runs when
+        var log: [String] = []
+
+        // When work for the end is given outside a hand-over, then inside one (nested too)
+        TransportHandOver.atEnd { log.append("outside") }
+        TransportHandOver.run {
+            TransportHandOver.atEnd { log.append("end 1") }
+            TransportHandOver.run { TransportHandOver.atEnd { log.append("end 2") } }
+            log.append("body")
+        }
+
+        // Then the first ran at once, the others after the outer hand-over's body, in order
+        XCTAssertEqual(log, ["outside", "body", "end 1", "end 2"])
+    }
+
     func testTheMarkHoldsOnlyInsideTheHandOverAndNests() {
         // Given no hand-over
         XCTAssertFalse(TransportHandOver.isActive)

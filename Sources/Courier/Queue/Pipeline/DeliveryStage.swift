@@ -51,7 +51,7 @@ extension RequestQueue {
         if let file = claim.temporaryFile {
             try? FileManager.default.removeItem(at: file)
         }
-        claim.completion?(claim.result)
+        if let completion = claim.completion { TransportHandOver.atEnd { completion(claim.result) } }
         let update = claim.finalUpdate
         for observer in claim.typeObservers where observer.isDirect { observer.deliver(update) }
         for handler in claim.updateHandlers where handler.isDirect { handler.deliver(update) }
