@@ -66,6 +66,13 @@ final class TransportHandOverTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
     }
 
+    /// Asserts that a body was decoded, and not on the thread of the last hand-over.
+    private func assertDecodedElsewhere(_ thread: UInt?, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertNotNil(thread, "nothing was decoded", file: file, line: line)
+        XCTAssertNotNil(handOverThread, "nothing was handed over", file: file, line: line)
+        XCTAssertNotEqual(thread, handOverThread, "decoded on the transport's thread", file: file, line: line)
+    }
+
     private func decodingThread<R: Request>(of request: R, on queue: RequestQueue, transport: StubTransport,
                                             reply: StubTransport.Reply = .json("{}"), marked: Bool = true,
                                             file: StaticString = #filePath, line: UInt = #line) -> UInt?
@@ -128,9 +135,7 @@ final class TransportHandOverTests: XCTestCase {
         let thread = decodingThread(of: Get(), on: queue, transport: transport)
 
         // Then it was decoded elsewhere: the delegate's code never runs on a transport's thread
-        XCTAssertNotNil(thread)
-        XCTAssertNotNil(handOverThread)
-        XCTAssertNotEqual(thread, handOverThread)
+        assertDecodedElsewhere(thread)
     }
 
     func testARequestDelegateMovesTheResponseToTheWorkQueue() {
@@ -142,9 +147,7 @@ final class TransportHandOverTests: XCTestCase {
         let thread = decodingThread(of: DelegatingGet(), on: queue, transport: transport)
 
         // Then it was decoded elsewhere
-        XCTAssertNotNil(thread)
-        XCTAssertNotNil(handOverThread)
-        XCTAssertNotEqual(thread, handOverThread)
+        assertDecodedElsewhere(thread)
     }
 
     func testAnAuthenticatorMovesTheResponseToTheWorkQueue() {
@@ -160,9 +163,7 @@ final class TransportHandOverTests: XCTestCase {
         let thread = decodingThread(of: Get(), on: queue, transport: transport)
 
         // Then it was decoded elsewhere
-        XCTAssertNotNil(thread)
-        XCTAssertNotNil(handOverThread)
-        XCTAssertNotEqual(thread, handOverThread)
+        assertDecodedElsewhere(thread)
     }
 
     func testABodyOverTheLimitIsDecodedOnTheWorkQueue() {
@@ -195,9 +196,7 @@ final class TransportHandOverTests: XCTestCase {
         let thread = decodingThread(of: Get(), on: queue, transport: transport, marked: false)
 
         // Then the queue did not decode on that thread
-        XCTAssertNotNil(thread)
-        XCTAssertNotNil(handOverThread)
-        XCTAssertNotEqual(thread, handOverThread)
+        assertDecodedElsewhere(thread)
     }
 
     func testCallbackWorkWaitsForTheEndOfTheHandOverAndKeepsItsOrder() {

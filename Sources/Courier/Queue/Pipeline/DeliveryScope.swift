@@ -1,12 +1,5 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A block of observer calls running on a background callback queue's thread.
 ///
@@ -32,27 +25,21 @@ final class DeliveryScope {
     static func run(_ body: () -> Void) {
         guard !isMainThread else { return body() }
         let scope = DeliveryScope()
-        let outer = pthread_getspecific(key)
-        pthread_setspecific(key, Unmanaged.passUnretained(scope).toOpaque())
-        body()
-        pthread_setspecific(key, outer)
+        slot.with(scope, body)
         for queue in scope.holdingQueues { queue.releaseHeldRequests(of: scope) }
     }
 
     /// The scope of the current thread, if it is running observers.
     static var current: DeliveryScope? {
-        pthread_getspecific(key).map { Unmanaged<DeliveryScope>.fromOpaque($0).takeUnretainedValue() }
+        slot.current
     }
 
     /// Whether this is the main thread, remembered per thread: Foundation asks the kernel
     /// (two system calls on Linux) every time, and every request asks.
     static var isMainThread: Bool {
-        if let known = pthread_getspecific(mainThreadKey) {
-            return Int(bitPattern: known) == 2
-        }
+        if let known = mainThreadAnswer.current { return known.isMain }
         let isMain = Thread.isMainThread
-        // Not a pointer: 1 or 2 stored in the slot, so that nil means "not known yet".
-        pthread_setspecific(mainThreadKey, UnsafeRawPointer(bitPattern: isMain ? 2 : 1))
+        mainThreadAnswer.remember(isMain ? MainThreadAnswer.main : MainThreadAnswer.other)
         return isMain
     }
 
@@ -61,13 +48,17 @@ final class DeliveryScope {
         holdingQueues.append(queue)
     }
 
-    private static let mainThreadKey = makeKey()
-    private static let key = makeKey()
+    private static let slot = ThreadSlot<DeliveryScope>()
+    private static let mainThreadAnswer = ThreadSlot<MainThreadAnswer>()
 
-    private static func makeKey() -> pthread_key_t {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed with \(status)")
-        return key
+    /// What a thread learnt of itself; the two answers live as long as the process.
+    private final class MainThreadAnswer: Sendable {
+        let isMain: Bool
+        static let main = MainThreadAnswer(isMain: true)
+        static let other = MainThreadAnswer(isMain: false)
+
+        private init(isMain: Bool) {
+            self.isMain = isMain
+        }
     }
 }

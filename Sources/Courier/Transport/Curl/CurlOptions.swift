@@ -109,7 +109,7 @@ struct CurlOptions: Sendable {
     /// content, so queues with the same roots share one file.
     private static func caBundle(adding extra: [URL], systemRoots: Bool) -> Result<String, RequestError> {
         var bundle = Data()
-        if systemRoots, let system = systemBundles.lazy.compactMap({ FileManager.default.contents(atPath: $0) }).first {
+        if systemRoots, let system = systemBundle.flatMap({ FileManager.default.contents(atPath: $0) }) {
             bundle.append(system)
             bundle.append(0x0A)
         }
