@@ -31,7 +31,7 @@ header=Sources/CourierCurl/include/CourierCurl.h
     echo '#include <curl/curl.h>'
     echo "#include \"$PWD/$header\""
     # Every COURIER_X constant must equal X.
-    grep -oE '^\s*COURIER_[A-Z0-9_]+' "$header" | tr -d ' ' | sort -u | while read -r name; do
+    grep -oE '^\s*COURIER_[A-Za-z0-9_]+' "$header" | tr -d ' ' | sort -u | while read -r name; do
         real=${name#COURIER_}
         echo "_Static_assert((long)$name == (long)$real, \"$name differs from $real\");"
     done
@@ -52,6 +52,8 @@ header=Sources/CourierCurl/include/CourierCurl.h
 #define COURIER_ABI_MSG CURLMsg
 #define COURIER_ABI_VERSION_INFO curl_version_info_data
 #define COURIER_ABI_WAITFD struct curl_waitfd
+#define COURIER_ABI_INFOTYPE curl_infotype
+#define COURIER_ABI_TLSSESSIONINFO struct curl_tlssessioninfo
 C
     echo "#include \"$PWD/Sources/CourierCurl/CourierCurlABI.h\""
     cat <<'C'
@@ -85,13 +87,19 @@ _Static_assert(offsetof(struct CURLMsg, data) == offsetof(struct courier_curl_ms
 _Static_assert(offsetof(curl_version_info_data, version) == offsetof(struct courier_curl_version_info, version), "version");
 _Static_assert(offsetof(curl_version_info_data, version_num) == offsetof(struct courier_curl_version_info, version_num), "version_num");
 _Static_assert(offsetof(curl_version_info_data, features) == offsetof(struct courier_curl_version_info, features), "features");
+_Static_assert(offsetof(struct curl_tlssessioninfo, backend) == offsetof(struct courier_curl_tlssessioninfo, backend), "backend");
+_Static_assert(offsetof(struct curl_tlssessioninfo, internals) == offsetof(struct courier_curl_tlssessioninfo, internals), "internals");
+_Static_assert(sizeof(curl_sslbackend) == sizeof(int), "curl_sslbackend is an int");
 _Static_assert(COURIER_CURLMSG_DONE == CURLMSG_DONE && COURIER_CURLVERSION_NOW == CURLVERSION_NOW
-               && COURIER_CURL_GLOBAL_ALL == CURL_GLOBAL_ALL, "private constants");
+               && COURIER_CURL_GLOBAL_ALL == CURL_GLOBAL_ALL && COURIER_CURLINFO_TEXT == CURLINFO_TEXT
+               && COURIER_CURLSSLBACKEND_OPENSSL == CURLSSLBACKEND_OPENSSL, "private constants");
 _Static_assert(sizeof(curl_off_t) == sizeof(int64_t), "curl_off_t is not 64 bits");
 /* The callback types Courier passes for write, header, read and seek functions. */
 curl_write_callback check_write = (CourierCurlDataCallback)0;
 curl_read_callback check_read = (CourierCurlDataCallback)0;
 curl_seek_callback check_seek = (CourierCurlSeekCallback)0;
+/* The debug function that captures the presented public key's pin. */
+curl_debug_callback check_debug = (courier_debug_f)0;
 int main(void) { return 0; }
 C
 } >"$work/check.c"
@@ -104,4 +112,4 @@ if ! "$cc" -std=c11 -Werror=incompatible-pointer-types -Werror=incompatible-func
     exit 1
 fi
 count=$(grep -c '_Static_assert' "$work/check.c")
-echo "==> Courier's libcurl declarations match $header_dir/curl/curl.h ($count static checks and 23 prototypes)"
+echo "==> Courier's libcurl declarations match $header_dir/curl/curl.h ($count static checks and 24 prototypes)"

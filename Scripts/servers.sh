@@ -97,15 +97,24 @@ start_test_servers() {
     wait_for "http://127.0.0.1:$sink_port/" "${server_pids[-1]}" "the upload sink" || return 1
 
     # A TLS server: nginx with certificates of a private CA (Scripts/make_test_certificates.py):
-    # valid (HTTP/2), expired, and for another host, each on its own port; it answers with its
-    # protocol, the connection's serial number (so tests count connections) and whether the TLS
-    # session was resumed ("r", or "."). A fourth server with the valid certificate speaks
-    # HTTP/1.1 only and closes the connection after every response: reconnections.
+    # valid (HTTP/2), expired, and for another host, each on its own port (TLS 1.2: nginx 1.22's
+    # default protocols stop there); it answers with its protocol, the connection's serial number
+    # (so tests count connections), whether the TLS session was resumed ("r", or "."), the TLS
+    # version and the client certificate's subject. A fourth server with the valid certificate
+    # speaks HTTP/1.1 only and closes the connection after every response: reconnections.
+    # For the TLS settings' tests (TLSSettingsIntegrationTests), three more: mutual TLS (HTTP/2, a
+    # client certificate of the private CA required: OpenSSL ends the handshake without one, as
+    # `VerifyMode Require` asks, rather than nginx's HTTP 400), answering with the subject of the
+    # client certificate it received and logging it (COURIER_TLS_MTLS_LOG); TLS 1.2 only, since
+    # under TLS 1.3 the server refuses after the client's handshake is done and the client, already
+    # sending, sees either the alert or a reset connection; TLS 1.1 only (OpenSSL 3 serves it only
+    # at security level 0); and a self-signed certificate (HTTP/2, TLS 1.2 and 1.3).
     local tls=$PWD/.build/tls
     mkdir -p "$tls/logs" "$tls/temp"
     "$venv/bin/python" Scripts/make_test_certificates.py "$tls"
-    local tls_valid tls_expired tls_wrong tls_closing
+    local tls_valid tls_expired tls_wrong tls_closing tls_mtls tls_v11 tls_self_signed
     tls_valid=$(free_port); tls_expired=$(free_port); tls_wrong=$(free_port); tls_closing=$(free_port)
+    tls_mtls=$(free_port); tls_v11=$(free_port); tls_self_signed=$(free_port)
     # The same nginx serves a folder of static files over plain HTTP, for the download tests: they
     # write files there and download them, with nginx's own ETag, Last-Modified, Range and If-Range.
     # Each response echoes the Range and If-Range it received (X-Received-Range, X-Received-If-Range),
@@ -124,8 +133,8 @@ start_test_servers() {
     mkdir -p "$cache_origin/files"
     local cache_origin_port
     cache_origin_port=$(free_port)
-    tls_server() { # PORT CERTIFICATE [http2]
-        local answer='{"protocol":"$server_protocol","connection":$connection,"resumed":"$ssl_session_reused"}'
+    tls_server() { # PORT CERTIFICATE [http2] [EXTRA DIRECTIVES]
+        local answer='{"protocol":"$server_protocol","connection":$connection,"resumed":"$ssl_session_reused","tls":"$ssl_protocol","subject":"$ssl_client_s_dn"}'
         local closes=""
         [ "${3:-}" = http2 ] || closes="keepalive_timeout 0;"
         cat <<CONF
@@ -138,6 +147,7 @@ start_test_servers() {
         # another would be let in without a certificate, which the tests check never happens.
         ssl_session_cache shared:courier-tls:1m;
         $closes
+        ${4:-}
         location / { default_type application/json; return 200 '$answer'; }
     }
 CONF
@@ -164,6 +174,11 @@ $(tls_server "$tls_valid" valid http2)
 $(tls_server "$tls_expired" expired http2)
 $(tls_server "$tls_wrong" wrong-host http2)
 $(tls_server "$tls_closing" valid)
+    log_format courier_mtls escape=none '\$request_uri subject=\$ssl_client_s_dn verify=\$ssl_client_verify';
+$(tls_server "$tls_mtls" valid http2 "ssl_protocols TLSv1.2; ssl_client_certificate $tls/ca.pem; ssl_verify_client on;
+        ssl_conf_command VerifyMode Peer,Request,Require; access_log $tls/logs/mtls.log courier_mtls;")
+$(tls_server "$tls_v11" valid "" "ssl_protocols TLSv1.1; ssl_ciphers DEFAULT:@SECLEVEL=0;")
+$(tls_server "$tls_self_signed" self-signed http2 "ssl_protocols TLSv1.2 TLSv1.3;")
     log_format courier_cache escape=none '\$request_method \$uri \$status inm=\$http_if_none_match ims=\$http_if_modified_since';
     server {
         listen 127.0.0.1:$cache_origin_port;
@@ -197,7 +212,8 @@ $(tls_server "$tls_closing" valid)
 CONF
     local nginx_bin
     nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
-    echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host), $tls_closing (valid, HTTP/1.1, closes), and static files on $static_port"
+    : >"$tls/logs/mtls.log"
+    echo "==> Starting nginx with TLS on 127.0.0.1:$tls_valid (valid), $tls_expired (expired), $tls_wrong (wrong host), $tls_closing (valid, HTTP/1.1, closes), $tls_mtls (client certificates), $tls_v11 (TLS 1.1 only), $tls_self_signed (self-signed), and static files on $static_port"
     "$nginx_bin" -c "$tls/nginx.conf" -p "$tls" 2>>"$server_log" &
     server_pids+=($!)
     wait_for "https://127.0.0.1:$tls_valid/" "${server_pids[-1]}" "nginx (TLS)" "$tls/ca.pem" "$tls/logs/error.log" || return 1
@@ -233,6 +249,10 @@ CONF
     export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
     export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
     export COURIER_TLS_CLOSING_URL="https://127.0.0.1:$tls_closing"
+    export COURIER_TLS_MTLS_URL="https://127.0.0.1:$tls_mtls" COURIER_TLS_MTLS_LOG="$tls/logs/mtls.log"
+    export COURIER_TLS_V11_URL="https://127.0.0.1:$tls_v11" COURIER_TLS_SELF_SIGNED_URL="https://127.0.0.1:$tls_self_signed"
+    # Where the certificates, keys and pins are (Scripts/make_test_certificates.py names them).
+    export COURIER_TLS_DIR="$tls"
     export COURIER_STATIC_URL="http://127.0.0.1:$static_port" COURIER_STATIC_DIR="$static"
     export COURIER_CACHE_ORIGIN_URL="http://127.0.0.1:$cache_origin_port" COURIER_CACHE_ORIGIN_DIR="$cache_origin/files"
     export COURIER_CACHE_ORIGIN_LOG="$cache_origin/access.log" COURIER_HTTPBIN_ACCESS_LOG="$httpbin_access"

@@ -39,6 +39,9 @@ static struct {
     courier_share_cleanup_f share_cleanup;
 } curl;
 
+/// OpenSSL's SSL_get_version, from the libssl that libcurl loaded (NULL when there is none).
+static const char *(*ssl_get_version)(const void *ssl);
+
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static char load_failure[512] = "libcurl was not loaded";
 static struct courier_curl_version_info *version;
@@ -84,6 +87,9 @@ static void load(void) {
     LOOK_UP(share_setopt, "curl_share_setopt")
     LOOK_UP(share_cleanup, "curl_share_cleanup")
 #undef LOOK_UP
+    // Looked up through libcurl's handle, so it is the libssl libcurl itself uses (dlsym searches
+    // a library's dependencies); optional: without it TLS versions are simply not reported.
+    ssl_get_version = (const char *(*)(const void *))dlsym(library, "SSL_get_version");
     version = curl.version_info(COURIER_CURLVERSION_NOW);
     if (version == NULL || version->version_num < 0x074400) {
         snprintf(load_failure, sizeof load_failure, "libcurl %s is older than 7.68, which Courier's transport needs",
@@ -132,6 +138,37 @@ int courier_curl_easy_setopt_seek_callback(CourierCurlEasy *easy, int option, Co
 }
 int courier_curl_easy_getinfo_long(CourierCurlEasy *easy, int info, long *value) { return curl.easy_getinfo(easy, info, value); }
 int courier_curl_easy_pause(CourierCurlEasy *easy, int bitmask) { return curl.easy_pause(easy, bitmask); }
+// Copies the pin of " public key hash: sha256//<base64>" (Curl_pin_peer_pubkey's verbose line in
+// 7.88) into the buffer; every other debug call returns at once. The text is not NUL-terminated.
+static int capture_public_key(COURIER_ABI_EASY *easy, COURIER_ABI_INFOTYPE type, char *data, size_t size, void *buffer) {
+    (void)easy;
+    static const char prefix[] = " public key hash: ";
+    const size_t prefix_length = sizeof prefix - 1;
+    if ((int)type != COURIER_CURLINFO_TEXT || size <= prefix_length || memcmp(data, prefix, prefix_length) != 0) return 0;
+    size_t length = size - prefix_length;
+    while (length > 0 && (data[prefix_length + length - 1] == '\n' || data[prefix_length + length - 1] == '\r')) length--;
+    if (length >= COURIER_PUBLIC_KEY_CAPACITY) length = COURIER_PUBLIC_KEY_CAPACITY - 1;
+    memcpy(buffer, data + prefix_length, length);
+    ((char *)buffer)[length] = '\0';
+    return 0;
+}
+
+int courier_curl_easy_capture_public_key(CourierCurlEasy *easy, char *buffer) {
+    courier_debug_f function = capture_public_key;
+    int result = curl.easy_setopt(easy, COURIER_CURLOPT_DEBUGFUNCTION, function);
+    if (result == 0) result = curl.easy_setopt(easy, COURIER_CURLOPT_DEBUGDATA, (void *)buffer);
+    if (result == 0) result = curl.easy_setopt(easy, COURIER_CURLOPT_VERBOSE, 1L);
+    return result;
+}
+
+const char *courier_curl_tls_version(CourierCurlEasy *easy) {
+    struct courier_curl_tlssessioninfo *info = NULL;
+    if (ssl_get_version == NULL || curl.easy_getinfo(easy, COURIER_CURLINFO_TLS_SSL_PTR, &info) != 0 || info == NULL) return NULL;
+    // LibreSSL and BoringSSL report the OpenSSL backend too; all three have SSL_get_version.
+    if (info->backend != COURIER_CURLSSLBACKEND_OPENSSL || info->internals == NULL) return NULL;
+    return ssl_get_version(info->internals);
+}
+
 const char *courier_curl_easy_strerror(int code) { return curl.easy_strerror ? curl.easy_strerror(code) : "libcurl is not loaded"; }
 
 CourierCurlList *courier_curl_slist_append(CourierCurlList *list, const char *text) { return curl.slist_append(list, text); }

@@ -23,6 +23,8 @@
 #define COURIER_ABI_MSG struct courier_curl_msg
 #define COURIER_ABI_VERSION_INFO struct courier_curl_version_info
 #define COURIER_ABI_WAITFD void
+#define COURIER_ABI_INFOTYPE int
+#define COURIER_ABI_TLSSESSIONINFO struct courier_curl_tlssessioninfo
 #endif
 
 /// CURLMsg, as far as Courier reads it.
@@ -44,6 +46,17 @@ struct courier_curl_version_info {
     int features;
     // (more fields follow, which Courier does not read)
 };
+
+/// struct curl_tlssessioninfo, which CURLINFO_TLS_SSL_PTR points to.
+struct courier_curl_tlssessioninfo {
+    int backend;                   // curl_sslbackend
+    void *internals;               // an SSL * with OpenSSL
+};
+
+/// The debug function courier_curl_easy_capture_public_key sets (curl_debug_callback).
+typedef int (*courier_debug_f)(COURIER_ABI_EASY *, COURIER_ABI_INFOTYPE, char *, size_t, void *);
+
+enum { COURIER_CURLINFO_TEXT = 0, COURIER_CURLSSLBACKEND_OPENSSL = 1 };
 
 enum { COURIER_CURLMSG_DONE = 1, COURIER_CURLVERSION_NOW = 10, COURIER_CURL_GLOBAL_ALL = 3 };
 

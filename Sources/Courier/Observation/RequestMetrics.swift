@@ -31,6 +31,15 @@ public struct RequestMetrics: Sendable, Hashable {
     /// Where the last response came from: the network, or the queue's cache and how fresh it
     /// was; `nil` when no response arrived.
     public internal(set) var source: ResponseSource?
+    /// The HTTP version the last response from the network arrived in. `nil` when none did, for
+    /// streams and downloads, and through transports that do not report it (URLSession's, on
+    /// Linux); the curl transport reports it.
+    public internal(set) var httpVersion: HTTPVersion?
+    /// The TLS version of the connection the last response from the network arrived on: the one
+    /// negotiated, also on a reused connection. `nil` for plain HTTP, and where ``httpVersion``
+    /// is `nil`; the curl transport reports it where libcurl uses OpenSSL (Linux distributions'
+    /// libcurl does).
+    public internal(set) var tlsVersion: TLSVersion?
 
     init(id: RequestID, addedAt: Date) {
         self.id = id

@@ -75,7 +75,7 @@ public final class RequestQueue: Sendable {
             sessionConfiguration: session,
             maximumConnectionsPerHost: max(session.httpMaximumConnectionsPerHost, configuration.maxConcurrentRequests),
             credentials: configuration.credentials, maximumResponseSize: configuration.maximumResponseSize,
-            trustedCertificates: configuration.trustedCertificates, completionQueue: workQueue)
+            trustedCertificates: configuration.trustedCertificates, tls: configuration.tls, completionQueue: workQueue)
         self.init(configuration: configuration, delegate: delegate, baseURL: baseURL,
                   transport: configuration.transport.make(settings), workQueue: workQueue)
     }

@@ -101,6 +101,17 @@ public struct RequestQueueConfiguration: Sendable {
     /// being ignored.
     public var trustedCertificates: [URL] = []
 
+    /// Pinned server keys, client certificates, self-signed test servers and the oldest TLS
+    /// version accepted, per queue or per host (see ``TLSConfiguration``). Default: none of them,
+    /// TLS 1.2 and later.
+    ///
+    /// ```swift
+    /// config.tls.hosts["payments.example.com"] = HostTLS(trust: .pinnedKeys([currentKeyPin, nextKeyPin]))
+    /// ```
+    /// Honoured by the curl transport (Linux); the URLSession transport fails every request with a
+    /// ``TLSFailure`` when anything but the default is set, rather than send it less protected.
+    public var tls = TLSConfiguration()
+
     /// Where requests go. Default: ``RequestTransport/network``; ``RequestTransport/fixtures(_:)``
     /// answers from fixtures (tests, demos), ``RequestTransport/recording(into:)`` captures them.
     public var transport: RequestTransport = .network

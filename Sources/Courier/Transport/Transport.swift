@@ -145,6 +145,10 @@ public struct TransportResponse: Sendable {
     /// Where the response came from: the network unless the queue's cache answered.
     var source = ResponseSource.network
 
+    /// The HTTP and TLS versions it arrived in, when the transport reports them (the curl
+    /// transport does); for ``RequestMetrics``.
+    var negotiated: NegotiatedVersions?
+
     /// Creates a response from its head.
     public init(head: ResponseHead, body: Data) {
         self.head = head
@@ -162,6 +166,13 @@ public struct TransportResponse: Sendable {
         get { head.httpURLResponse }
         set { head = ResponseHead(newValue) }
     }
+}
+
+/// The HTTP and TLS versions a response arrived in.
+struct NegotiatedVersions: Sendable, Hashable {
+    var http: HTTPVersion?
+    /// `nil` for plain HTTP, or where the TLS library did not say.
+    var tls: TLSVersion?
 }
 
 /// Whether a streamed delivery may go on after a chunk.
@@ -220,8 +231,8 @@ extension Transport {
 /// The queue's settings that concern a transport, handed to it when the queue makes it.
 ///
 /// Each transport documents which it honours. Courier's curl transport honours all of them; its
-/// URLSession transport all but ``trustedCertificates``, which it refuses with an error rather than
-/// ignore.
+/// URLSession transport all but ``trustedCertificates`` and ``tls``, which it refuses with an
+/// error rather than ignore.
 public struct TransportSettings: Sendable {
     /// The session settings of ``RequestQueueConfiguration/sessionConfiguration``: extra
     /// headers, cookies, proxies, caches, transport-level timeouts. A copy: changing it has no effect
@@ -246,6 +257,11 @@ public struct TransportSettings: Sendable {
     /// (``RequestQueueConfiguration/trustedCertificates``). Verification itself stays on.
     public var trustedCertificates: [URL]
 
+    /// Pinned keys, client certificates, self-signed test servers and the minimum TLS version
+    /// (``RequestQueueConfiguration/tls``). A transport that cannot honour one of them fails its
+    /// requests with a ``TLSFailure`` rather than send them less protected.
+    public var tls: TLSConfiguration
+
     /// The queue's work queue, where it processes completions. A transport that calls its
     /// completions on this queue saves a thread hop per request; on any other, the queue moves
     /// them here itself.
@@ -258,11 +274,14 @@ public struct TransportSettings: Sendable {
     ///   - credentials: Basic and Digest credentials. Default: `nil`.
     ///   - maximumResponseSize: The body limit of buffered tasks. Default: `nil`, no limit.
     ///   - trustedCertificates: Extra certificate authorities, as PEM files. Default: none.
+    ///   - tls: Pins, client certificates and the minimum TLS version. Default: none, TLS 1.2.
     ///   - completionQueue: Where completions are welcome. Default: a new concurrent queue.
     public init(sessionConfiguration: URLSessionConfiguration = .default, maximumConnectionsPerHost: Int = 6,
                 credentials: HTTPCredentials? = nil, maximumResponseSize: Int? = nil, trustedCertificates: [URL] = [],
+                tls: TLSConfiguration = TLSConfiguration(),
                 completionQueue: DispatchQueue = DispatchQueue(label: "Courier.transport.completions", attributes: .concurrent)) {
         self.trustedCertificates = trustedCertificates
+        self.tls = tls
         self.sessionConfiguration = sessionConfiguration
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.credentials = credentials

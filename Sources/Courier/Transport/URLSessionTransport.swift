@@ -22,14 +22,16 @@ final class URLSessionTransport: Transport {
     /// A setting this transport cannot honour, which every request then fails with.
     private let unsupported: RequestError?
 
-    /// Honours every ``TransportSettings`` value but `trustedCertificates`: URLSession takes extra
-    /// certificate authorities only process-wide on Linux, so requests then fail saying so. With a `maximumResponseSize`, tasks receive
+    /// Honours every ``TransportSettings`` value but `trustedCertificates` and `tls`: URLSession takes
+    /// extra certificate authorities only process-wide on Linux, and has no server-trust challenge
+    /// and no client identities there, so requests then fail saying so (a ``TLSFailure`` for `tls`,
+    /// naming the first setting it cannot honour). With a `maximumResponseSize`, tasks receive
     /// their body through the session's delegate so that an oversized one is stopped early; on
     /// Linux that path is slower (see BENCHMARKS.md). Completion handlers run on the settings'
     /// `completionQueue`, which saves the queue a hop per request.
     init(settings: TransportSettings) {
         maximumResponseSize = settings.maximumResponseSize
-        unsupported = settings.trustedCertificates.isEmpty ? nil : .transportFailed(URLError(.secureConnectionFailed, userInfo: [
+        unsupported = settings.trustedCertificates.isEmpty ? Self.unsupported(settings.tls) : .transportFailed(URLError(.secureConnectionFailed, userInfo: [
             NSLocalizedDescriptionKey: "the URLSession transport cannot trust extra certificate authorities "
                 + "(trustedCertificates); use the curl transport (RequestTransport.curl, Linux) for them",
         ]))
@@ -49,6 +51,25 @@ final class URLSessionTransport: Transport {
         streamingQueue.underlyingQueue = settings.completionQueue
         streamingQueue.maxConcurrentOperationCount = 1
         streamingSession = URLSession(configuration: configuration, delegate: streamingDelegate, delegateQueue: streamingQueue)
+    }
+
+    /// The error for the first ``TLSConfiguration`` setting this transport cannot honour: any but
+    /// the default. (The default minimum, TLS 1.2, is what OpenSSL 3 under Linux's URLSession and
+    /// Apple's URLSession accept anyway.)
+    static func unsupported(_ tls: TLSConfiguration) -> RequestError? {
+        var setting: String?
+        var host: String?
+        if tls.minimumVersion != .v1_2 {
+            setting = "tls.minimumVersion (\(tls.minimumVersion))"
+        } else if tls.clientCertificate != nil {
+            setting = "tls.clientCertificate (mutual TLS)"
+        } else if let (name, entry) = tls.hosts.sorted(by: { $0.key < $1.key }).first {
+            host = name
+            setting = entry.clientCertificate != nil && entry.trust == .default
+                ? "tls.hosts[\"\(name)\"].clientCertificate (mutual TLS)"
+                : "tls.hosts[\"\(name)\"] (\(entry.trust))"
+        }
+        return setting.map { TLSFailure(host: host, reason: .unsupportedByTransport(setting: $0)).requestError(url: nil) }
     }
 
     /// Delivers the body as the session's delegate receives it. URLSession cannot pause a data

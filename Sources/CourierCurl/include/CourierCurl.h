@@ -35,6 +35,7 @@ enum {
     COURIER_CURLOPT_BUFFERSIZE = 98,
     COURIER_CURLOPT_HTTP_CONTENT_DECODING = 158,
     COURIER_CURLOPT_PIPEWAIT = 237,
+    COURIER_CURLOPT_SSLVERSION = 32,
     // Easy options: pointer values (strings are copied by libcurl; lists and data are not)
     COURIER_CURLOPT_WRITEDATA = 10001,
     COURIER_CURLOPT_URL = 10002,
@@ -51,6 +52,13 @@ enum {
     COURIER_CURLOPT_SEEKDATA = 10168,
     COURIER_CURLOPT_USERNAME = 10173,
     COURIER_CURLOPT_PASSWORD = 10174,
+    COURIER_CURLOPT_SSLCERT = 10025,
+    COURIER_CURLOPT_KEYPASSWD = 10026,
+    COURIER_CURLOPT_SSLKEY = 10087,
+    COURIER_CURLOPT_PINNEDPUBLICKEY = 10230,
+    COURIER_CURLOPT_DEBUGDATA = 10095,
+    COURIER_CURLOPT_VERBOSE = 41,
+    COURIER_CURLOPT_DEBUGFUNCTION = 20094,
     // Easy options: callbacks
     COURIER_CURLOPT_WRITEFUNCTION = 20011,
     COURIER_CURLOPT_READFUNCTION = 20012,
@@ -61,6 +69,8 @@ enum {
 
     // Information (CURLINFO)
     COURIER_CURLINFO_RESPONSE_CODE = 2097154,
+    COURIER_CURLINFO_HTTP_VERSION = 2097198,
+    COURIER_CURLINFO_TLS_SSL_PTR = 4194349,
 
     // Multi options (CURLMoption)
     COURIER_CURLMOPT_MAXCONNECTS = 6,
@@ -80,6 +90,15 @@ enum {
     COURIER_CURL_SEEKFUNC_OK = 0,
     COURIER_CURL_SEEKFUNC_CANTSEEK = 2,
     COURIER_CURL_ERROR_SIZE = 256,
+    // Minimum TLS versions (CURLOPT_SSLVERSION) and HTTP versions (CURLINFO_HTTP_VERSION)
+    COURIER_CURL_SSLVERSION_TLSv1_0 = 4,
+    COURIER_CURL_SSLVERSION_TLSv1_1 = 5,
+    COURIER_CURL_SSLVERSION_TLSv1_2 = 6,
+    COURIER_CURL_SSLVERSION_TLSv1_3 = 7,
+    COURIER_CURL_HTTP_VERSION_1_0 = 1,
+    COURIER_CURL_HTTP_VERSION_1_1 = 2,
+    COURIER_CURL_HTTP_VERSION_2_0 = 3,
+    COURIER_CURL_HTTP_VERSION_3 = 30,
     // Features (curl_version_info_data.features): which content codings libcurl can decode
     COURIER_CURL_VERSION_LIBZ = 1 << 3,
     COURIER_CURL_VERSION_BROTLI = 1 << 23,
@@ -139,6 +158,24 @@ int courier_curl_easy_setopt_callback(CourierCurlEasy *easy, int option, Courier
 int courier_curl_easy_setopt_seek_callback(CourierCurlEasy *easy, int option, CourierCurlSeekCallback callback);
 int courier_curl_easy_getinfo_long(CourierCurlEasy *easy, int info, long *value);
 int courier_curl_easy_pause(CourierCurlEasy *easy, int bitmask);
+
+/// The capacity of the buffer `courier_curl_easy_capture_public_key` writes into: "sha256//" and
+/// 44 characters of base64, with room to spare.
+#define COURIER_PUBLIC_KEY_CAPACITY 128
+
+/// Makes the handle write into `buffer` (COURIER_PUBLIC_KEY_CAPACITY bytes, NUL-terminated) the
+/// pin of the public key the server presents when a transfer with CURLOPT_PINNEDPUBLICKEY makes a
+/// new connection: libcurl 7.88 reports it only as verbose text (" public key hash: sha256//..."),
+/// so this turns CURLOPT_VERBOSE on with a debug function that copies that one line's pin and
+/// ignores the rest. libcurl keeps the pointer until the handle is reset or freed.
+int courier_curl_easy_capture_public_key(CourierCurlEasy *easy, char *buffer);
+
+/// The TLS version of the connection a transfer is using ("TLSv1.3"), from OpenSSL's
+/// SSL_get_version on CURLINFO_TLS_SSL_PTR; NULL when the transfer has no TLS connection now, when
+/// libcurl's TLS library is not OpenSSL (or one of its forks), or when OpenSSL's function cannot
+/// be found. Only while the transfer holds its connection (from a header callback); the string
+/// is OpenSSL's own constant.
+const char *courier_curl_tls_version(CourierCurlEasy *easy);
 const char *courier_curl_easy_strerror(int code);
 
 CourierCurlList *courier_curl_slist_append(CourierCurlList *list, const char *text);

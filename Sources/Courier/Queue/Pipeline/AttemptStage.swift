@@ -84,7 +84,7 @@ extension RequestQueue {
             let received = response?.source == .network ? response?.body.count ?? 0 : 0
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
                                  statusCode: response?.head.status, source: response?.source,
-                                 redirected: attempt.redirects > 0)
+                                 redirected: attempt.redirects > 0, negotiated: response?.negotiated)
             return state.isActive(attempt.id)
         }
         guard active else { return releaseAndStartNext(slot) }

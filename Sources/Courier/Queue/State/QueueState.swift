@@ -199,8 +199,12 @@ struct QueueState {
 
     /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
     mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?,
-                                 source: ResponseSource?, redirected: Bool) {
+                                 source: ResponseSource?, redirected: Bool, negotiated: NegotiatedVersions? = nil) {
         guard let entry = entries[id] else { return }
+        if let negotiated {
+            entry.metrics.httpVersion = negotiated.http
+            entry.metrics.tlsVersion = negotiated.tls
+        }
         entry.metrics.bytesSent += bytesSent
         entry.metrics.bytesReceived += bytesReceived
         if let statusCode { entry.metrics.statusCode = statusCode }

@@ -19,7 +19,11 @@ import Glibc
 // - the buffers callbacks see are only read or written within the callback, never kept, and
 //   request bodies are copied into them (`CurlBodyReader`) within their bounds;
 // - the share handle (`CurlShare`) is used by the easy handles of one multi handle only, all on
-//   the loop thread, and is freed only once neither the multi handle nor any easy handle holds it.
+//   the loop thread, and is freed only once neither the multi handle nor any easy handle holds it;
+// - the presented-key buffer that libcurl's debug function writes into is the easy handle's own,
+//   allocated for the handle's whole life, and written only within libcurl's calls on the loop
+//   thread (in C, within its capacity); the TLS version is read from the SSL object of the
+//   connection that the transfer holds at that moment (in a header callback), as a static string.
 
 /// libcurl as loaded at run time: its version, or why it cannot be used.
 enum CurlLibrary {
@@ -66,6 +70,9 @@ final class CurlEasy {
     private var share: CurlShare?
     /// libcurl writes its detailed message here when a transfer fails; it keeps the pointer.
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: COURIER_CURL_ERROR_SIZE)
+    /// libcurl's debug function writes the pin of the key a server presented here, for transfers
+    /// with pinned keys (`pinnedPublicKeys`); it keeps the pointer until the handle is reset.
+    private let presentedKeyBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(COURIER_PUBLIC_KEY_CAPACITY))
     /// Whether libcurl decodes content codings in this transfer (`CURLOPT_HTTP_CONTENT_DECODING`,
     /// on by default); see `ContentCoding`.
     private(set) var decodesContent = true
@@ -76,12 +83,14 @@ final class CurlEasy {
         guard let handle = courier_curl_easy_init() else { return nil }
         self.handle = handle
         errorBuffer.initialize(repeating: 0, count: COURIER_CURL_ERROR_SIZE)
+        presentedKeyBuffer.initialize(repeating: 0, count: Int(COURIER_PUBLIC_KEY_CAPACITY))
     }
 
     deinit {
         courier_curl_easy_cleanup(handle)
         if let headerList { courier_curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
+        presentedKeyBuffer.deallocate()
     }
 
     /// Options a transfer sets, with the value types libcurl expects.
@@ -104,6 +113,13 @@ final class CurlEasy {
         case idleTimeout(seconds: Int)
         case totalTimeout(milliseconds: Int)
         case receiveBufferSize(Int)
+        /// The oldest TLS version accepted (`CURLOPT_SSLVERSION`, a `CURL_SSLVERSION_*` value).
+        case minimumTLSVersion(Int)
+        /// `sha256//A;sha256//B` (`CURLOPT_PINNEDPUBLICKEY`); also records the key the server
+        /// presents (`presentedPublicKey`), which libcurl reports only as verbose text.
+        case pinnedPublicKeys(String)
+        /// PEM files of a client certificate and its key, and the key's password.
+        case clientCertificate(certificate: String, key: String?, password: String?)
     }
 
     /// Starts from a clean handle (libcurl keeps connections in the multi handle, not here) and
@@ -116,6 +132,7 @@ final class CurlEasy {
         decodesContent = true
         restartsUndecoded = false
         errorBuffer[0] = 0
+        presentedKeyBuffer[0] = 0
         let context = Unmanaged.passUnretained(exchange).toOpaque()
         setLong(COURIER_CURLOPT_NOSIGNAL, 1)
         setLong(COURIER_CURLOPT_FOLLOWLOCATION, 0)
@@ -158,6 +175,16 @@ final class CurlEasy {
             return setLong(COURIER_CURLOPT_LOW_SPEED_TIME, seconds)
         case .totalTimeout(let milliseconds): return setLong(COURIER_CURLOPT_TIMEOUT_MS, milliseconds)
         case .receiveBufferSize(let bytes): return setLong(COURIER_CURLOPT_BUFFERSIZE, bytes)
+        case .minimumTLSVersion(let version): return setLong(COURIER_CURLOPT_SSLVERSION, version)
+        case .pinnedPublicKeys(let pins):
+            // Verbose output goes to the debug function alone, which keeps one line of it.
+            courier_curl_easy_capture_public_key(handle, presentedKeyBuffer)
+            return setString(COURIER_CURLOPT_PINNEDPUBLICKEY, pins)
+        case .clientCertificate(let certificate, let key, let password):
+            let result = setString(COURIER_CURLOPT_SSLCERT, certificate)
+            if let key { setString(COURIER_CURLOPT_SSLKEY, key) }
+            if let password { setString(COURIER_CURLOPT_KEYPASSWD, password) }
+            return result
         }
     }
 
@@ -186,6 +213,33 @@ final class CurlEasy {
         var code = 0
         courier_curl_easy_getinfo_long(handle, Int32(COURIER_CURLINFO_RESPONSE_CODE), &code)
         return code
+    }
+
+    /// The HTTP version of the last response, once its status line was read; nil before, or for
+    /// a version libcurl 7.88 does not name.
+    var httpVersion: HTTPVersion? {
+        var version = 0
+        courier_curl_easy_getinfo_long(handle, Int32(COURIER_CURLINFO_HTTP_VERSION), &version)
+        switch version {
+        case COURIER_CURL_HTTP_VERSION_1_0: return .http1_0
+        case COURIER_CURL_HTTP_VERSION_1_1: return .http1_1
+        case COURIER_CURL_HTTP_VERSION_2_0: return .http2
+        case COURIER_CURL_HTTP_VERSION_3: return .http3
+        default: return nil
+        }
+    }
+
+    /// The TLS version of the connection the transfer holds: only while it holds one (from a
+    /// header callback), nil for plain HTTP or where libcurl's TLS library is not OpenSSL's kind.
+    var connectionTLSVersion: TLSVersion? {
+        courier_curl_tls_version(handle).flatMap { TLSVersion(openSSLName: String(cString: $0)) }
+    }
+
+    /// The pin of the public key the server presented ("sha256//…"), when the transfer pinned
+    /// keys and made a new connection; nil otherwise (a reused connection presents none).
+    var presentedPublicKey: String? {
+        let text = String(cString: presentedKeyBuffer)
+        return text.isEmpty ? nil : text
     }
 
     /// libcurl's detailed message for the last failure, if it wrote one.

@@ -13,7 +13,8 @@ import FoundationNetworking
 /// `httpCookieStorage`, `httpCookieAcceptPolicy`, `httpShouldSetCookies` and
 /// `connectionProxyDictionary` (HTTP and HTTPS proxies); without a proxy there, libcurl reads
 /// `http_proxy`, `https_proxy` and `no_proxy` from the environment. ``TransportSettings/trustedCertificates``
-/// are added to the system's roots (certificates are always verified).
+/// are added to the system's roots (certificates are always verified), and ``TransportSettings/tls``
+/// is applied per host (`CurlTLS`).
 ///
 /// How the roots reach libcurl (`CurlCertificateAuthorities`) decides what a new TLS connection
 /// costs: parsing a whole bundle of ~140 roots takes 16–28 ms of CPU here (OpenSSL 3), and
@@ -44,6 +45,8 @@ struct CurlOptions: Sendable {
     var cookies: CurlCookies?
     /// Where every HTTPS transfer finds the roots it trusts.
     var certificateAuthorities = CurlCertificateAuthorities.libcurlDefaults
+    /// Pins, client certificates, self-signed test servers and the minimum TLS version.
+    var tls = CurlTLS()
     /// Why the settings cannot be used (an unreadable certificate file): every request fails with it.
     var unusable: RequestError?
 
@@ -78,6 +81,11 @@ struct CurlOptions: Sendable {
             certificateAuthorities = .directory(directory, extraRoots: nil)
         } else if let bundle = Self.systemBundle {
             certificateAuthorities = .file(bundle)
+        }
+        do {
+            tls = try CurlTLS(settings.tls)
+        } catch {
+            unusable = unusable ?? error.requestError(url: nil)
         }
     }
 

@@ -61,7 +61,7 @@ enum CurlSetup {
         easy.setHeaders(options.headerLines(for: transfer.request))
         if let proxy = scheme == "https" ? options.httpsProxy : options.httpProxy { easy.set(.proxy(proxy)) }
         if let credentials = options.credentials { easy.set(.credentials(user: credentials.user, password: credentials.password)) }
-        if scheme == "https" { configureTLS(easy, options: options) }
+        if scheme == "https" { configureTLS(easy, options: options, url: url) }
         if let idle = options.idleTimeout { easy.set(.idleTimeout(seconds: idle)) }
         if let total = options.resourceTimeout { easy.set(.totalTimeout(milliseconds: total)) }
         if case .streamed = transfer.delivery {
@@ -72,22 +72,36 @@ enum CurlSetup {
         return .success(exchange)
     }
 
-    /// The roots an HTTPS transfer trusts (see `CurlOptions`), and waiting for multiplexing: a
-    /// burst to a new HTTP/2 origin then shares the first connection instead of opening one per
-    /// request (as curl's `--parallel` does). Plain HTTP needs neither: libcurl speaks HTTP/1.1
-    /// there, where waiting could only delay a burst's other connections.
-    private static func configureTLS(_ easy: CurlEasy, options: CurlOptions) {
-        switch options.certificateAuthorities {
-        case .libcurlDefaults:
-            break
-        case .directory(let directory, let extraRoots):
-            easy.set(.caDirectory(directory))
-            easy.set(.caFile(extraRoots))
-        case .file(let bundle):
-            easy.set(.caFile(bundle))
-            // libcurl takes NULL here from every version; built without CA directories, it
-            // answers "not built in", which leaves nothing to clear.
+    /// The roots an HTTPS transfer trusts (see `CurlOptions`), the host's pins and client
+    /// certificate (`CurlTLS`), the minimum TLS version, and waiting for multiplexing: a burst to
+    /// a new HTTP/2 origin then shares the first connection instead of opening one per request
+    /// (as curl's `--parallel` does). Plain HTTP needs none of it: libcurl speaks HTTP/1.1 there,
+    /// where waiting could only delay a burst's other connections.
+    private static func configureTLS(_ easy: CurlEasy, options: CurlOptions, url: URL) {
+        let tls = options.tls.transfer(for: url)
+        if let selfSigned = tls.selfSigned {
+            // The test server's own certificate is the host's one root: no system root applies.
+            easy.set(.caFile(selfSigned.path))
             easy.set(.caDirectory(nil))
+        } else {
+            switch options.certificateAuthorities {
+            case .libcurlDefaults:
+                break
+            case .directory(let directory, let extraRoots):
+                easy.set(.caDirectory(directory))
+                easy.set(.caFile(extraRoots))
+            case .file(let bundle):
+                easy.set(.caFile(bundle))
+                // libcurl takes NULL here from every version; built without CA directories, it
+                // answers "not built in", which leaves nothing to clear.
+                easy.set(.caDirectory(nil))
+            }
+        }
+        easy.set(.minimumTLSVersion(options.tls.sslVersionOption))
+        if let pins = tls.pinnedKeyOption { easy.set(.pinnedPublicKeys(pins)) }
+        if let certificate = tls.clientCertificate {
+            easy.set(.clientCertificate(certificate: certificate.certificate.path, key: certificate.privateKey?.path,
+                                        password: certificate.password))
         }
         easy.set(.pipeWait)
     }

@@ -10,6 +10,7 @@ import Synchronization
 struct CurlResponse: Sendable {
     let head: ParsedHead
     let body: Data
+    var negotiated: NegotiatedVersions?
 }
 
 /// One request sent through the curl transport: what callers' threads and the loop thread share.
@@ -70,7 +71,9 @@ final class CurlTransfer: Sendable {
             // Cannot happen: libcurl sent the request to this URL.
             return .failure(.transportFailed(URLError(.badURL, userInfo: [NSLocalizedDescriptionKey: "the request has no URL"])))
         }
-        return .success(TransportResponse(head: head(of: response.head, url: url), body: response.body))
+        var transportResponse = TransportResponse(head: head(of: response.head, url: url), body: response.body)
+        transportResponse.negotiated = response.negotiated
+        return .success(transportResponse)
     }
 
     /// The head as the server sent it (its fields in order, names as spelled, repeated names
@@ -94,6 +97,8 @@ final class CurlExchange {
     private var pausedByReceiver = false
     /// The easy handle running it (set by `CurlEasy.prepare`), for `bodyCoding(of:)`.
     weak var easy: CurlEasy?
+    /// The TLS version of the connection the last head arrived on, read while the transfer held it.
+    private var tlsVersion: TLSVersion?
 
     /// What the write callback tells libcurl.
     enum BodyStep {
@@ -116,6 +121,7 @@ final class CurlExchange {
             ])))
         }
         guard !wasComplete, parser.isComplete, let head = parser.head else { return true }
+        tlsVersion = easy?.connectionTLSVersion
         let length = head.values(of: "Content-Length").last.flatMap { Int64($0) }
         let countable: Bool
         switch bodyCoding(of: head) { case .success(let asSent): countable = asSent; case .failure(let error): return stop(error) }
@@ -194,6 +200,10 @@ final class CurlExchange {
                     NSURLErrorFailingURLErrorKey: url as Any,
                 ])))
             }
+            if let url, let failure = options.tls.failure(code: code, message: easy.errorMessage ?? "", url: url,
+                                                          presentedKey: easy.presentedPublicKey) {
+                return .failure(failure)
+            }
             return .failure(CurlErrors.error(code: code, message: easy.errorMessage, url: url))
         }
         guard let head = parser.head else {
@@ -202,7 +212,7 @@ final class CurlExchange {
                 NSURLErrorFailingURLErrorKey: url as Any,
             ])))
         }
-        return .success(CurlResponse(head: head, body: body))
+        return .success(CurlResponse(head: head, body: body, negotiated: NegotiatedVersions(http: easy.httpVersion, tls: tlsVersion)))
     }
 
     /// Ends an exchange that never finished (cancelled, or its transport went away).
