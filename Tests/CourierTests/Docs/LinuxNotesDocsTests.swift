@@ -120,4 +120,13 @@ final class LinuxNotesDocsTests: XCTestCase {
         XCTAssertTrue(RetryPolicy.default.urlErrorCodes.contains(.networkConnectionLost))
         XCTAssertTrue(RequestError.transportFailed(URLError(.networkConnectionLost)).description.contains("network connection lost"))
     }
+
+    // Linux Notes › Pinning, client certificates and TLS versions.
+    func testTLSSettingsSample() {
+        var config = RequestQueueConfiguration.default
+        config.transport = .curl     // the default on Linux; the URLSession transport refuses tls settings
+        config.tls.minimumVersion = .v1_3
+        XCTAssertEqual(config.tls.minimumVersion, .v1_3)
+        XCTAssertNoThrow(try config.tls.validate())
+    }
 }
