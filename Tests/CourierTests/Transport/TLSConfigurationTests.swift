@@ -183,11 +183,16 @@ final class TLSConfigurationTests: XCTestCase {
                                             privateKey: URL(fileURLWithPath: "/etc/app/client.key"), password: "hunter2")
 
         // When it is described, and a rejection of it too
-        let failure = TLSFailure(host: "api.example.com", reason: .clientCertificateRejected(certificate, alert: "bad certificate"))
+        let failure = TLSFailure(host: "api.example.com", reason: .clientCertificateRejected(
+            certificate: certificate.certificate, alert: "bad certificate"))
+        var dumped = ""
+        dump(certificate, to: &dumped)
 
-        // Then the files are named and the password is not
+        // Then the files are named and the password is not, in descriptions and dumps
         XCTAssertEqual(certificate.description, "client certificate /etc/app/client.pem with key /etc/app/client.key (key password set)")
         XCTAssertFalse(failure.description.contains("hunter2"))
+        XCTAssertFalse(dumped.contains("hunter2"), dumped)
+        XCTAssertTrue(dumped.contains("(set)"), dumped)
         XCTAssertTrue(failure.description.hasPrefix("the server api.example.com refused the client certificate /etc/app/client.pem"))
     }
 
@@ -320,7 +325,7 @@ extension TLSConfigurationTests {
         XCTAssertEqual(required?.tlsFailure, TLSFailure(host: "api.example.com", reason: .clientCertificateRequired(
             alert: "sslv3 alert handshake failure")))
         XCTAssertEqual(rejected?.tlsFailure, TLSFailure(host: "api.example.com", reason: .clientCertificateRejected(
-            ClientCertificate(certificate: certificate), alert: "tlsv1 alert unknown ca")))
+            certificate: certificate, alert: "tlsv1 alert unknown ca")))
         XCTAssertEqual(version?.tlsFailure, TLSFailure(host: "api.example.com", reason: .versionRefused(
             minimum: .v1_2, alert: "tlsv1 alert protocol version")))
         XCTAssertNil(reset)

@@ -45,8 +45,10 @@ struct CurlTLS: Sendable {
         hosts = [:]
     }
 
-    /// What a transfer to `url` sets.
+    /// What a transfer to `url` sets. Without host entries the URL is not even looked at: the
+    /// default settings cost a transfer nothing.
     func transfer(for url: URL) -> Transfer {
+        guard !hosts.isEmpty else { return Transfer(clientCertificate: clientCertificate) }
         let host = url.host.map { TLSConfiguration.settings(in: hosts, host: $0, port: url.port ?? 443) } ?? nil
         var transfer = Transfer(clientCertificate: host?.clientCertificate ?? clientCertificate)
         switch host?.trust.kind {
@@ -93,7 +95,7 @@ struct CurlTLS: Sendable {
             }
             guard Self.clientCertificateAlerts.contains(where: alert.contains) else { return nil }
             if let certificate = transfer.clientCertificate {
-                return TLSFailure(host: host, reason: .clientCertificateRejected(certificate, alert: alert)).requestError(url: url)
+                return TLSFailure(host: host, reason: .clientCertificateRejected(certificate: certificate.certificate, alert: alert)).requestError(url: url)
             }
             guard alert.contains("certificate required") || alert.contains("handshake failure") else { return nil }
             return TLSFailure(host: host, reason: .clientCertificateRequired(alert: alert)).requestError(url: url)

@@ -257,7 +257,7 @@ public struct PublicKeyPin: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A client certificate and its private key, for servers that ask for one (mutual TLS).
-public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
+public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// A PEM file with the certificate, followed by the intermediates the server needs, if any.
     public var certificate: URL
     /// A PEM file with the private key; `nil` when it follows the certificate in ``certificate``'s
@@ -282,6 +282,12 @@ public struct ClientCertificate: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "client certificate \(certificate.path)" + (privateKey.map { " with key \($0.path)" } ?? "")
             + (password == nil ? "" : " (key password set)")
+    }
+
+    /// The files and whether a password is set, so that `dump` and debuggers do not show it.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["certificate": certificate, "privateKey": privateKey as Any,
+                                "password": password == nil ? "nil" : "(set)"])
     }
 
     func validate(host: String?) throws(TLSFailure) {

@@ -31,9 +31,9 @@ public struct TLSFailure: Error, Sendable, Hashable, CustomStringConvertible {
         /// failure", which servers that require one also send (as do servers that share no
         /// cipher with the client: the message says which it may be).
         case clientCertificateRequired(alert: String)
-        /// The server refused the configured client certificate (`alert`: "bad certificate",
-        /// "unknown ca", "certificate expired"…).
-        case clientCertificateRejected(ClientCertificate, alert: String)
+        /// The server refused the configured client certificate, the file `certificate` (`alert`:
+        /// "bad certificate", "unknown ca", "certificate expired"…).
+        case clientCertificateRejected(certificate: URL, alert: String)
         /// The server offers only TLS versions older than ``TLSConfiguration/minimumVersion``.
         case versionRefused(minimum: TLSVersion, alert: String)
         /// A certificate or key file cannot be used: missing, unreadable, not PEM of the right
@@ -78,7 +78,7 @@ public struct TLSFailure: Error, Sendable, Hashable, CustomStringConvertible {
                 + "it probably requires one (mutual TLS). Set tls.clientCertificate, or tls.hosts[host].clientCertificate; "
                 + "if it needs none, the client and server share no cipher or version"
         case .clientCertificateRejected(let certificate, let alert):
-            return "\(server) refused the \(certificate) (\(alert)). Check that the certificate is within its dates "
+            return "\(server) refused the client certificate \(certificate.path) (\(alert)). Check that the certificate is within its dates "
                 + "and issued by a CA the server trusts for clients, and that the key belongs to it"
         case .versionRefused(let minimum, let alert):
             return "\(server) offers no TLS version from \(minimum) on (\(alert)). Upgrade the server; lower "
