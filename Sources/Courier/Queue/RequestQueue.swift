@@ -45,6 +45,8 @@ public final class RequestQueue: Sendable {
     let state: Locked<QueueState>
     let transport: any Transport
     let builder: URLRequestBuilder
+    /// The live ``Resource``s, which writes make stale.
+    let resources = ResourceRegistry()
     /// Makes and processes requests; concurrent, so slow decoding never holds up other requests.
     let workQueue: DispatchQueue
     /// Marks the work queue, so that a transport completion already on it is not moved again.

@@ -79,6 +79,8 @@ extension RequestQueue {
 
     func transportDidFinish(_ attempt: Attempt, slot: Once, result: Result<TransportResponse, RequestError>) {
         let response = try? result.get()
+        // Every hop of a write counts, redirects too, and whether or not the request still waits for it.
+        if let response { resources.invalidate(after: response.head, to: attempt.current.urlRequest) }
         let active = state.withLock { state in
             // A body the cache answered with was not received (a 304's was empty).
             let received = response?.source == .network ? response?.body.count ?? 0 : 0

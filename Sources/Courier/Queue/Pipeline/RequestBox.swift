@@ -39,12 +39,14 @@ extension AnyRequestBox {
 struct RequestBox<R: Request>: AnyRequestBox {
     let request: R
     var showsCachedFirst = false
+    /// Replaces the request's own cache policy (a ``Resource`` that must see the origin's data).
+    var policyOverride: CachePolicy?
 
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
     var isRequestDelegate: Bool { request is any RequestDelegate }
     var preparesSlowly: Bool { R.ParametersType.self is any StreamableBodyData.Type }
-    var cachePolicy: CachePolicy { request.cachePolicy }
+    var cachePolicy: CachePolicy { policyOverride ?? request.cachePolicy }
     var sharesIdenticalRequests: Bool { request.sharesIdenticalRequests }
     var redirectPolicy: RedirectPolicy? { request.redirectPolicy }
 

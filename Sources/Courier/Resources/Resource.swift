@@ -1,0 +1,349 @@
+import Foundation
+import Observation
+
+/// What a screen shows of one request: its value, where the value came from and when, whether a
+/// load is running, the last error beside the last good value. `Observable`, so that SwiftUI
+/// redraws when it changes; the same on Linux with `withObservationTracking`.
+///
+/// ```swift
+/// struct ProfileScreen: View {
+///     @State private var profile = RequestQueue.shared.resource(ProfileRequest(userID: 42))
+///
+///     var body: some View {
+///         Group {
+///             switch profile.phase {
+///             case .idle, .loading: ProgressView()
+///             case .loaded(let user): ProfileView(user: user, stale: profile.isStale)
+///             case .failed(let error): ErrorView(error)
+///             }
+///         }
+///         .refreshable { await profile.refresh() }
+///         .task { await profile.watch() }
+///     }
+/// }
+/// ```
+/// Get one from ``RequestQueue/resource(_:options:)``, which hands out one resource per request
+/// for as long as someone holds it. Its properties change only on its context
+/// (``ResourceOptions/updatesOn``, the main actor by default), all of a change at once; they may be
+/// read from any thread. A resource nobody holds any more cancels its load and its timers.
+public final class Resource<R: Request>: Observable, Sendable {
+    /// The type of the value: the request's response type.
+    public typealias Value = R.ResponseType
+
+    /// The request the resource loads.
+    public let request: R
+    /// Its options.
+    public let options: ResourceOptions
+
+    private let queue: RequestQueue
+    private let registrar = ObservationRegistrar()
+    private let state: Locked<ResourceState<Value>>
+    /// The context's own: whether a change is being made (a call made from an observer then
+    /// waits for it to end), the timer set, and the callers waiting for the load to end.
+    private let local = Locked(Local())
+    private let registration: ResourceRegistry.Registration?
+
+    private struct Local {
+        var changing = false
+        var timer: ResourceClock.Timer?
+        var nextWaiter = 0
+        var waiters: [Int: CheckedContinuation<Result<Value, RequestError>, Never>] = [:]
+    }
+
+    init(request: R, options: ResourceOptions, queue: RequestQueue, registration: ResourceRegistry.Registration?) {
+        self.request = request
+        self.options = options
+        self.queue = queue
+        self.registration = registration
+        state = Locked(ResourceState(retry: options.retry))
+        options.updatesOn.mark()
+    }
+
+    deinit {
+        // Nobody holds the resource: its load and timer go with it.
+        if let id = state.withLock({ $0.load?.id }) { queue.cancel(id) }
+        local.withLock { $0.timer }?.cancel()
+        registration?.remove()
+    }
+
+    // MARK: - What it shows
+
+    /// The last value loaded, or `nil` before the first. A failure later keeps it.
+    public var value: Value? { read(\.value) { $0.value } }
+
+    /// Where ``value`` came from: the network, or the queue's cache and how; `nil` without a value.
+    public var source: ResponseSource? { read(\.source) { $0.source } }
+
+    /// The head of the response ``value`` came from (its status, header fields such as `Link`
+    /// or `ETag`, and URL); `nil` without a value.
+    public var head: ResponseHead? { read(\.head) { $0.head } }
+
+    /// When ``value`` arrived; `nil` without a value.
+    public var updatedAt: Date? { read(\.updatedAt) { $0.receivedAt.map(Date.init(timeIntervalSince1970:)) } }
+
+    /// Why the last load failed; `nil` once a load succeeds. A cancelled load sets none.
+    public var error: RequestError? { read(\.error) { $0.error } }
+
+    /// Whether a load is running (the first, or a refresh of a value shown meanwhile).
+    public var isLoading: Bool { read(\.isLoading) { $0.isLoading } }
+
+    /// Whether ``value`` is past its freshness, or was made stale by a write or ``invalidate()``.
+    /// A value shown from the cache while a load runs is stale.
+    public var isStale: Bool { read(\.isStale) { $0.isStale } }
+
+    /// Where the resource stands: see ``ResourcePhase``.
+    public var phase: ResourcePhase<Value> {
+        registrar.access(self, keyPath: \.value)
+        registrar.access(self, keyPath: \.isLoading)
+        registrar.access(self, keyPath: \.error)
+        return state.withLock { $0.phase }
+    }
+
+    // MARK: - What it does
+
+    /// Loads unless the value is fresh; joins a load that is running.
+    public func loadIfNeeded() {
+        change { $0.requestLoad(.ifNeeded, now: $1) }
+    }
+
+    /// Loads now, whatever the value's freshness; joins a load that is running. Before the first
+    /// value, a response the cache holds is shown at once, then the fresh one.
+    public func load() {
+        change { $0.requestLoad(.always, now: $1) }
+    }
+
+    /// Loads from the origin (``CachePolicy/reload``) and returns when the load ends; joins a
+    /// load that is running. What pull-to-refresh wants. Its outcome is in ``value`` and ``error``.
+    public func refresh() async {
+        _ = await waitForLoad(.origin)
+    }
+
+    /// The value, loading it first unless it is fresh.
+    ///
+    /// ```swift
+    /// let user = try await profile.fetch()
+    /// ```
+    /// - Throws: The load's error; ``RequestError/cancelled`` when the calling task is cancelled
+    ///   (the load goes on for the resource).
+    public func fetch() async throws(RequestError) -> Value {
+        try await waitForLoad(.ifNeeded).get()
+    }
+
+    /// Marks the value stale: the next ``loadIfNeeded()`` loads from the origin, and a watched
+    /// resource loads at once. A load that is running is not stopped, but its answer counts as
+    /// stale. Writes through the queue invalidate the resources of their URLs by themselves.
+    public func invalidate() {
+        change { $0.invalidate(now: $1) }
+    }
+
+    /// Cancels the running load, if any; the value stays and no error is set.
+    public func cancel() {
+        change { state, _ in state.cancel() }
+    }
+
+    /// Keeps the resource fresh while the calling task runs: loads it unless its value is fresh,
+    /// then loads again when a write or ``invalidate()`` makes it stale, when its freshness runs
+    /// out, and after a failure (``ResourceOptions/retry``). Returns when the task is cancelled.
+    ///
+    /// ```swift
+    /// .task { await profile.watch() }          // SwiftUI: for as long as the view shows
+    /// ```
+    /// Several callers may watch one resource; it stops when the last one stops.
+    public func watch() async {
+        let watching = Watching()
+        change { $0.watch(now: $1) }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { watching.wait($0) }
+        } onCancel: {
+            watching.end()
+        }
+        change { $0.unwatch(now: $1) }
+    }
+
+    // MARK: - Changes
+
+    private func read<T>(_ keyPath: KeyPath<Resource, T>, _ get: (ResourceState<Value>) -> T) -> T {
+        registrar.access(self, keyPath: keyPath)
+        return state.withLock { get($0) }
+    }
+
+    /// Applies an event on the context: at once when the caller is there (and no change is
+    /// under way), otherwise later there.
+    private func change(then: (@Sendable (ResourceState<Value>) -> Void)? = nil,
+                        _ event: @escaping @Sendable (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect]) {
+        let context = options.updatesOn
+        if context.isCurrent, !local.withLock({ $0.changing }) {
+            apply(event, then: then)
+        } else {
+            context.async { self.apply(event, then: then) }
+        }
+    }
+
+    /// Runs on the context only, one at a time: the event's new state is published with
+    /// `willSet` before and `didSet` after it, as `@Observable` properties are, then its effects run.
+    private func apply(_ event: (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect],
+                       then: ((ResourceState<Value>) -> Void)?) {
+        local.withLock { $0.changing = true }
+        defer { local.withLock { $0.changing = false } }
+        let now = options.clock.now()
+        let old = state.withLock { $0 }
+        var new = old
+        let effects = event(&new, now)
+        let changed = Changed(old, new)
+        changed.notify(self, registrar, before: true)
+        state.withLock { $0 = new }
+        changed.notify(self, registrar, before: false)
+        for effect in effects { run(effect, now: now) }
+        then?(state.withLock { $0 })
+    }
+
+    private func run(_ effect: ResourceState<Value>.Effect, now: Double) {
+        switch effect {
+        case .send(let token, let policy):
+            send(token: token, policy: policy)
+        case .cancel(let id):
+            queue.cancel(id)
+        case .setTimer(let due):
+            let timer = options.clock.schedule(due - now, options.updatesOn) { [weak self] in
+                self?.change { $0.timerFired(now: $1) }
+            }
+            local.withLock { local in defer { local.timer = timer }; return local.timer }?.cancel()
+        case .clearTimer:
+            local.withLock { local in defer { local.timer = nil }; return local.timer }?.cancel()
+        }
+    }
+
+    private func send(token: Int, policy: CachePolicy?) {
+        let showsStored = state.withLock { $0.value == nil }
+        let box = RequestBox(request: request, showsCachedFirst: showsStored, policyOverride: policy)
+        // Direct: the update hops to the context here, not through the callback queue as well.
+        let updates = UpdateHandler(deliver: { [weak self] update in self?.received(update, token: token) }, isDirect: true)
+        let (id, _) = queue.enqueue(box: box, priority: options.priority, owner: nil, completion: nil, updates: updates)
+        state.withLock { $0.started(token, id: id) }
+    }
+
+    /// An update of the load `token`, on any thread; always applied later, on the context.
+    private func received(_ update: AnyUpdate, token: Int) {
+        let outcome: Result<ResourceState<Value>.Arrival, RequestError>
+        switch update.result {
+        case .success(let made as MadeValue):
+            guard let value = made.value as? Value else { return }
+            outcome = .success(.init(value: value, source: update.source, head: made.head, freshness: freshness(of: made.head)))
+        case .success:
+            return
+        case .failure(let error):
+            outcome = .failure(error)
+        }
+        options.updatesOn.async {
+            if !update.isFinal, case .success(let arrival) = outcome {
+                self.apply({ $0.showStored(token, arrival, now: $1) }, then: nil)
+                return
+            }
+            guard update.isFinal else { return }
+            let ending = self.state.withLock { $0.load?.token == token }
+            self.apply({ $0.finished(token, with: outcome, now: $1) }, then: nil)
+            if ending { self.resumeWaiters(with: outcome.map(\.value)) }
+        }
+    }
+
+    /// When a value that arrives now stops being fresh: by ``ResourceOptions/staleAfter`` or by
+    /// its HTTP freshness (RFC 9111 §4.2, as the cache computes it); `no-cache` and `no-store`
+    /// make it stale at once.
+    private func freshness(of head: ResponseHead) -> ResourceState<Value>.Freshness {
+        let now = options.clock.now()
+        let headers = head.fieldDictionary
+        let directives = CacheHeaders.cacheControl(in: headers)
+        var storedUntil = now
+        if directives.noCache == nil, !directives.noStore {
+            let stored = StoredResponse(url: "", statusCode: head.status, headers: headers, body: Data(), requestTime: now,
+                                        responseTime: now, secondaryKey: [], credentialKey: nil)
+            let limit = queue.configuration.cache?.heuristicFreshnessLimit ?? ResponseCache.defaultHeuristicFreshnessLimit
+            let http = Freshness(of: stored, now: now, heuristicLimit: limit)
+            storedUntil = now + max(0, http.lifetime - http.age)
+        }
+        return .init(until: options.staleAfter.map { now + $0.seconds } ?? storedUntil, storedUntil: storedUntil)
+    }
+
+    // MARK: - Waiting for a load
+
+    private func waitForLoad(_ kind: ResourceState<Value>.LoadKind) async -> Result<Value, RequestError> {
+        let key = local.withLock { local in defer { local.nextWaiter += 1 }; return local.nextWaiter }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                local.withLock { $0.waiters[key] = continuation }
+                change(then: { [weak self] state in
+                    // Nothing to wait for: the value is fresh.
+                    guard state.load == nil else { return }
+                    let result: Result<Value, RequestError> = state.value.map { .success($0) } ?? .failure(state.error ?? .cancelled)
+                    self?.resume(key, with: result)
+                }) { $0.requestLoad(kind, now: $1) }
+            }
+        } onCancel: {
+            resume(key, with: .failure(.cancelled))
+        }
+    }
+
+    /// Callers waiting for the load to end (tests).
+    var waiterCount: Int { local.withLock { $0.waiters.count } }
+
+    private func resume(_ key: Int, with result: Result<Value, RequestError>) {
+        local.withLock { $0.waiters.removeValue(forKey: key) }?.resume(returning: result)
+    }
+
+    private func resumeWaiters(with result: Result<Value, RequestError>) {
+        let waiters = local.withLock { local in defer { local.waiters = [:] }; return local.waiters }
+        for waiter in waiters.values { waiter.resume(returning: result) }
+    }
+}
+
+extension Resource: AnyResource {}
+
+/// The published properties an event changed, told to the registrar before and after.
+private struct Changed<Value: Sendable> {
+    let value, source, head, updatedAt, error, isLoading, isStale: Bool
+
+    init(_ old: ResourceState<Value>, _ new: ResourceState<Value>) {
+        value = old.valueRevision != new.valueRevision
+        source = old.source != new.source
+        head = old.head != new.head
+        updatedAt = old.receivedAt != new.receivedAt
+        error = old.errorRevision != new.errorRevision
+        isLoading = old.isLoading != new.isLoading
+        isStale = old.isStale != new.isStale
+    }
+
+    func notify<R: Request>(_ resource: Resource<R>, _ registrar: ObservationRegistrar, before: Bool) where R.ResponseType == Value {
+        func tell<T>(_ keyPath: KeyPath<Resource<R>, T>) {
+            if before { registrar.willSet(resource, keyPath: keyPath) } else { registrar.didSet(resource, keyPath: keyPath) }
+        }
+        if value { tell(\.value) }
+        if source { tell(\.source) }
+        if head { tell(\.head) }
+        if updatedAt { tell(\.updatedAt) }
+        if error { tell(\.error) }
+        if isLoading { tell(\.isLoading) }
+        if isStale { tell(\.isStale) }
+    }
+}
+
+/// Ends a ``Resource/watch()`` when its task is cancelled, whichever of waiting and cancelling
+/// comes first.
+private final class Watching: Sendable {
+    private let state = Locked<(ended: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait(_ continuation: CheckedContinuation<Void, Never>) {
+        let ended = state.withLock { state in
+            if !state.ended { state.continuation = continuation }
+            return state.ended
+        }
+        if ended { continuation.resume() }
+    }
+
+    func end() {
+        state.withLock { state in
+            state.ended = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }?.resume()
+    }
+}

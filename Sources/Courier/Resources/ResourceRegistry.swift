@@ -1,0 +1,117 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Synchronization
+
+/// A ``Resource`` seen from its queue, which does not know its type.
+protocol AnyResource: AnyObject, Sendable {
+    func invalidate()
+}
+
+/// A queue's live resources, one per request key, held weakly; and the resources a write makes
+/// stale.
+///
+/// Invariants, checked by `ResourceRegistryTests`:
+/// - a key maps to at most one live resource, and asking again while it lives returns it;
+/// - a resource that ends removes its own entry and never another's made since for its key;
+/// - no resource is released while the lock is held (its `deinit` takes the lock again).
+final class ResourceRegistry: Sendable {
+    /// What makes two resources the same: the request as it goes on the wire, its response
+    /// type and the options.
+    struct Key: Hashable, Sendable {
+        let requestType: ObjectIdentifier
+        let request: String
+        let options: ResourceOptions
+    }
+
+    private struct Entry {
+        weak var resource: (any AnyResource)?
+        let serial: Int
+        /// The URL's cache key, which writes name (``Invalidation``).
+        let url: String
+    }
+
+    private struct Table {
+        var entries: [Key: Entry] = [:]
+        var nextSerial = 0
+    }
+
+    private let table = Locked(Table())
+    /// Entries, read without the lock by every response so that a queue without resources
+    /// pays one atomic load for them.
+    private let count = Atomic<Int>(0)
+
+    /// Lets a resource remove its own entry when it ends.
+    struct Registration: Sendable {
+        fileprivate let registry: ResourceRegistry
+        fileprivate let key: Key
+        fileprivate let serial: Int
+
+        func remove() {
+            registry.remove(key, serial: serial)
+        }
+    }
+
+    /// The live resource for `key`, or the one `make` makes, registered under the URL `url`.
+    func resource<Made: AnyResource>(for key: Key, url: String, make: (Registration) -> Made) -> Made {
+        // Kept until the lock is released: if it was the last reference, its deinit takes the lock.
+        var existing: (any AnyResource)?
+        let made: Made = table.withLock { table in
+            existing = table.entries[key]?.resource
+            if let existing = existing as? Made { return existing }
+            let serial = table.nextSerial
+            table.nextSerial += 1
+            let made = make(Registration(registry: self, key: key, serial: serial))
+            if table.entries.updateValue(Entry(resource: made, serial: serial, url: url), forKey: key) == nil {
+                count.add(1, ordering: .relaxed)
+            }
+            return made
+        }
+        existing = nil
+        return made
+    }
+
+    private func remove(_ key: Key, serial: Int) {
+        table.withLock { table in
+            guard table.entries[key]?.serial == serial else { return }
+            table.entries[key] = nil
+            count.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
+
+    /// Invalidates the resources whose URL `matches` accepts.
+    func invalidate(where matches: (String) -> Bool) {
+        let stale = table.withLock { table in table.entries.values.compactMap { matches($0.url) ? $0.resource : nil } }
+        for resource in stale { resource.invalidate() }
+    }
+
+    /// Invalidates what a response to a request with an unsafe method made stale: its URL, and
+    /// its `Location` and `Content-Location` on the same origin (RFC 9111 §4.4, as the cache).
+    func invalidate(after head: ResponseHead, to request: URLRequest) {
+        guard !isEmpty, let method = request.httpMethod, !Invalidation.safeMethods.contains(method),
+              let url = request.url else { return }
+        let keys = Invalidation.invalidatedKeys(method: method, requestURL: url, statusCode: head.status,
+                                                responseHeaders: head.fieldDictionary)
+        guard !keys.isEmpty else { return }
+        invalidate(where: keys.contains)
+    }
+
+    /// The key of a resource URL with the cache's spelling, without its query: what
+    /// ``RequestQueue/invalidateResources(under:)`` matches paths against.
+    static func prefixMatcher(for url: URL) -> ((String) -> Bool)? {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
+        components.query = nil
+        components.fragment = nil
+        guard let base = components.url, var prefix = CacheKey.make(for: base) else { return nil }
+        if prefix.hasSuffix("/") { prefix.removeLast() }
+        return { key in
+            guard key.hasPrefix(prefix) else { return false }
+            let rest = key.utf8.dropFirst(prefix.utf8.count)
+            // A whole path segment: /posts names /posts, /posts/7 and /posts?page=2, not /postscript.
+            return rest.first.map { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? true
+        }
+    }
+}

@@ -1,0 +1,221 @@
+/// What one ``Resource`` shows and knows, and the rules it changes by: events in, effects out,
+/// nothing else touched, so that `ResourceStateTests` check every rule without a queue or a clock.
+///
+/// Invariants:
+/// - at most one load runs (`load`); a request to load while one runs joins it;
+/// - `isLoading` is true exactly while a load runs;
+/// - a value, once there, is only ever replaced by a newer value, never removed; a failure sets
+///   `error` beside it, a success clears `error`;
+/// - a cancelled load sets no error;
+/// - only a watched resource loads by itself (after invalidation, when its value goes stale, after
+///   a failure with the retry's backoff), and at most one timer is set (`timerAt`);
+/// - updates of a load that is no longer the running one are ignored.
+struct ResourceState<Value: Sendable>: Sendable {
+    // What the resource shows.
+    private(set) var value: Value?
+    private(set) var source: ResponseSource?
+    private(set) var head: ResponseHead?
+    private(set) var receivedAt: Double?
+    private(set) var error: RequestError? {
+        didSet { errorRevision += 1 }
+    }
+    private(set) var isLoading = false
+    private(set) var isStale = false
+
+    // What it knows.
+    /// Counts the changes of `value` and `error`, which need not be `Equatable`.
+    private(set) var valueRevision = 0
+    private(set) var errorRevision = 0
+    /// Until when the value is fresh for the resource (seconds since 1970).
+    private(set) var freshUntil: Double?
+    /// Until when the HTTP cache may answer with the stored response without the origin; a load
+    /// before then that must see the origin's data asks with ``CachePolicy/reload``.
+    private var storedFreshUntil: Double?
+    /// Made stale by a write or by the app: the next load asks the origin.
+    private(set) var isInvalidated = false
+    /// Invalidated while a load ran, whose answer may predate the write.
+    private var invalidatedDuringLoad = false
+    private(set) var load: Load?
+    private var nextToken = 1
+    private(set) var watchers = 0
+    private(set) var failures = 0
+    private(set) var retryAt: Double?
+    private(set) var timerAt: Double?
+    let retry: ResourceOptions.Retry?
+
+    init(retry: ResourceOptions.Retry?) {
+        self.retry = retry
+    }
+
+    /// The running load: `token` tells its updates from those of earlier loads.
+    struct Load: Sendable, Equatable {
+        let token: Int
+        var id: RequestID?
+    }
+
+    enum LoadKind: Sendable {
+        /// Only when the value is not fresh.
+        case ifNeeded
+        /// Now, through the cache as the request's policy says.
+        case always
+        /// Now, from the origin.
+        case origin
+    }
+
+    /// When a value stops being fresh: for the resource, and for the HTTP cache.
+    struct Freshness: Sendable, Equatable {
+        var until: Double
+        var storedUntil: Double
+    }
+
+    /// A value that came: where from, with the head of its response, and how long it stays fresh.
+    struct Arrival: Sendable {
+        var value: Value
+        var source: ResponseSource?
+        var head: ResponseHead?
+        var freshness: Freshness
+    }
+
+    enum Effect: Sendable, Equatable {
+        /// Send the request; `policy` nil keeps the request's own cache policy.
+        case send(token: Int, policy: CachePolicy?)
+        case cancel(RequestID)
+        case setTimer(at: Double)
+        case clearTimer
+    }
+
+    var phase: ResourcePhase<Value> {
+        if let value { return .loaded(value) }
+        if isLoading { return .loading }
+        if let error { return .failed(error) }
+        return .idle
+    }
+
+    /// Whether the value may be shown without loading.
+    func isFresh(at now: Double) -> Bool {
+        guard value != nil, !isInvalidated, let freshUntil else { return false }
+        return now < freshUntil
+    }
+
+    // MARK: - Events
+
+    mutating func requestLoad(_ kind: LoadKind, now: Double) -> [Effect] {
+        guard load == nil else { return [] }
+        if kind == .ifNeeded, isFresh(at: now) { return [] }
+        let token = nextToken
+        nextToken += 1
+        load = Load(token: token)
+        isLoading = true
+        retryAt = nil
+        let storedMayAnswer = storedFreshUntil.map { now < $0 } ?? false
+        let policy: CachePolicy? = kind == .origin || isInvalidated || storedMayAnswer ? .reload : nil
+        return [.send(token: token, policy: policy)] + timerEffects(now: now)
+    }
+
+    /// The load's request was added with `id`.
+    mutating func started(_ token: Int, id: RequestID) {
+        guard load?.token == token else { return }
+        load?.id = id
+    }
+
+    /// A stored response shown while the load goes on.
+    mutating func showStored(_ token: Int, _ arrival: Arrival, now: Double) -> [Effect] {
+        guard load?.token == token else { return [] }
+        take(arrival, now: now)
+        return timerEffects(now: now)
+    }
+
+    /// The load ended.
+    mutating func finished(_ token: Int, with result: Result<Arrival, RequestError>, now: Double) -> [Effect] {
+        guard load?.token == token else { return [] }
+        load = nil
+        isLoading = false
+        let invalidatedMeanwhile = invalidatedDuringLoad
+        invalidatedDuringLoad = false
+        switch result {
+        case .success(let arrival):
+            if error != nil { error = nil }
+            failures = 0
+            isInvalidated = invalidatedMeanwhile
+            take(arrival, now: now)
+        case .failure(.cancelled):
+            // The app's (or the last watcher's) choice: nothing loads again by itself.
+            isInvalidated = isInvalidated || invalidatedMeanwhile
+            return timerEffects(now: now)
+        case .failure(let failure):
+            error = failure
+            failures += 1
+            isInvalidated = isInvalidated || invalidatedMeanwhile
+            if watchers > 0, let retry { retryAt = now + retry.delay(after: failures) }
+        }
+        if value != nil, !isFresh(at: now) { isStale = true }
+        if watchers > 0, isInvalidated, retryAt == nil, error == nil || invalidatedMeanwhile {
+            return requestLoad(.always, now: now)
+        }
+        return timerEffects(now: now)
+    }
+
+    /// A write, or the app, made the value stale.
+    mutating func invalidate(now: Double) -> [Effect] {
+        isInvalidated = true
+        if value != nil { isStale = true }
+        if load != nil {
+            invalidatedDuringLoad = true
+            return []
+        }
+        return watchers > 0 ? requestLoad(.always, now: now) : timerEffects(now: now)
+    }
+
+    /// Someone started watching.
+    mutating func watch(now: Double) -> [Effect] {
+        watchers += 1
+        guard watchers == 1 else { return [] }
+        return requestLoad(.ifNeeded, now: now) + (load == nil ? timerEffects(now: now) : [])
+    }
+
+    /// Someone stopped watching.
+    mutating func unwatch(now: Double) -> [Effect] {
+        watchers = max(0, watchers - 1)
+        if watchers == 0 { retryAt = nil }
+        return timerEffects(now: now)
+    }
+
+    /// The timer set by ``Effect/setTimer(at:)`` fired.
+    mutating func timerFired(now: Double) -> [Effect] {
+        timerAt = nil
+        if value != nil, !isFresh(at: now) { isStale = true }
+        guard watchers > 0, load == nil else { return timerEffects(now: now) }
+        if let retryAt, now >= retryAt { return requestLoad(.always, now: now) }
+        if value != nil, isStale, retryAt == nil, error == nil { return requestLoad(.ifNeeded, now: now) }
+        return timerEffects(now: now)
+    }
+
+    /// The app cancels the running load.
+    func cancel() -> [Effect] {
+        guard let id = load?.id else { return [] }
+        return [.cancel(id)]
+    }
+
+    // MARK: - Rules
+
+    private mutating func take(_ arrival: Arrival, now: Double) {
+        value = arrival.value
+        valueRevision += 1
+        source = arrival.source
+        head = arrival.head
+        receivedAt = now
+        freshUntil = arrival.freshness.until
+        storedFreshUntil = arrival.freshness.storedUntil
+        isStale = !isFresh(at: now)
+    }
+
+    /// The one timer: the next retry of a watched resource, or when a fresh value goes stale.
+    private mutating func timerEffects(now: Double) -> [Effect] {
+        var due: Double?
+        if watchers > 0, load == nil, let retryAt { due = retryAt }
+        if value != nil, !isStale, let freshUntil, freshUntil > now { due = min(due ?? freshUntil, freshUntil) }
+        guard due != timerAt else { return [] }
+        timerAt = due
+        return [due.map { .setTimer(at: $0) } ?? .clearTimer]
+    }
+}
