@@ -1,0 +1,204 @@
+import XCTest
+@testable import Courier
+
+/// The rules of `ResourceState`, event by event, without a queue or a clock.
+final class ResourceStateTests: XCTestCase {
+    private typealias State = ResourceState<String>
+    private let t0 = 1_000.0
+
+    private func fresh(for seconds: Double, at now: Double, stored: Double? = nil) -> State.Freshness {
+        .init(until: now + seconds, storedUntil: now + (stored ?? seconds))
+    }
+
+    private func arrival(_ value: String, _ freshness: State.Freshness, source: ResponseSource = .network) -> State.Arrival {
+        .init(value: value, source: source, head: nil, freshness: freshness)
+    }
+
+    private func loaded(_ value: String = "v1", freshFor seconds: Double = 60, retry: ResourceOptions.Retry? = .init()) -> State {
+        var state = State(retry: retry)
+        _ = state.requestLoad(.ifNeeded, now: t0)
+        _ = state.finished(1, with: .success(arrival(value, fresh(for: seconds, at: t0))), now: t0)
+        return state
+    }
+
+    func testTheFirstLoadSendsWithTheRequestsOwnPolicyAndItsValueSetsTheTimerForItsFreshness() {
+        // Given a new resource
+        var state = State(retry: .init())
+        XCTAssertEqual("\(state.phase)", "idle")
+
+        // When it loads and the value arrives, fresh for 60 s
+        let start = state.requestLoad(.ifNeeded, now: t0)
+        let phaseWhileLoading = "\(state.phase)"
+        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0))), now: t0)
+
+        // Then it sent once with the request's policy, showed loading, then the value with a timer at its staleness
+        XCTAssertEqual(start, [.send(token: 1, policy: nil)])
+        XCTAssertEqual(phaseWhileLoading, "loading")
+        XCTAssertEqual(end, [.setTimer(at: t0 + 60)])
+        XCTAssertEqual(state.value, "v1")
+        XCTAssertFalse(state.isLoading)
+        XCTAssertFalse(state.isStale)
+    }
+
+    func testALoadAskedForWhileOneRunsJoinsIt() {
+        var state = State(retry: nil)
+        _ = state.requestLoad(.always, now: t0)
+        XCTAssertEqual(state.requestLoad(.always, now: t0), [])
+        XCTAssertEqual(state.requestLoad(.origin, now: t0), [])
+        XCTAssertEqual(state.load, .init(token: 1))
+    }
+
+    func testLoadIfNeededSendsNothingWhileFreshAndLoadsOnceStale() {
+        var state = loaded(freshFor: 60)
+        XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 59.9), [])
+        XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 60), [.send(token: 2, policy: nil), .clearTimer])
+    }
+
+    func testAStaleAfterShorterThanTheStoredFreshnessLoadsFromTheOrigin() {
+        // Given a value fresh for the resource 10 s, for the HTTP cache 60 s
+        var state = State(retry: nil)
+        _ = state.requestLoad(.ifNeeded, now: t0)
+        _ = state.finished(1, with: .success(arrival("v1", fresh(for: 10, at: t0, stored: 60))), now: t0)
+
+        // When it is loaded again after 20 s (the cache would still answer with v1)
+        let effects = state.requestLoad(.ifNeeded, now: t0 + 20)
+
+        // Then the load asks the origin
+        XCTAssertEqual(effects.first, .send(token: 2, policy: .reload))
+    }
+
+    func testAFailureKeepsTheValueBesideTheErrorAndASuccessClearsTheError() {
+        var state = loaded()
+        _ = state.requestLoad(.always, now: t0 + 1)
+        _ = state.finished(2, with: .failure(.timedOut), now: t0 + 1)
+        XCTAssertEqual(state.value, "v1")
+        XCTAssertEqual("\(state.phase)", "loaded(\"v1\")")
+        XCTAssertEqual(state.error.map { "\($0)" }, "\(RequestError.timedOut)")
+
+        _ = state.requestLoad(.always, now: t0 + 2)
+        _ = state.finished(3, with: .success(arrival("v2", fresh(for: 60, at: t0 + 2))), now: t0 + 2)
+        XCTAssertEqual(state.value, "v2")
+        XCTAssertNil(state.error)
+    }
+
+    func testAFailureBeforeAnyValueIsTheFailedPhase() {
+        var state = State(retry: nil)
+        _ = state.requestLoad(.always, now: t0)
+        _ = state.finished(1, with: .failure(.timedOut), now: t0)
+        XCTAssertEqual("\(state.phase)", "failed(\(RequestError.timedOut))")
+    }
+
+    func testACancelledLoadSetsNoErrorAndLoadsNothingAgain() {
+        // Given a watched resource whose load after an invalidation is running
+        var state = loaded()
+        _ = state.watch(now: t0)
+        _ = state.invalidate(now: t0 + 1)
+        state.started(2, id: RequestID(rawValue: 77))
+
+        // When the app cancels it
+        let cancel = state.cancel()
+        let end = state.finished(2, with: .failure(.cancelled), now: t0 + 1)
+
+        // Then the request is cancelled, no error shows and nothing loads by itself
+        XCTAssertEqual(cancel, [.cancel(RequestID(rawValue: 77))])
+        XCTAssertNil(state.error)
+        XCTAssertFalse(end.contains { if case .send = $0 { true } else { false } })
+        XCTAssertTrue(state.isStale)
+    }
+
+    func testInvalidationMakesTheValueStaleAndTheNextLoadAsksTheOrigin() {
+        var state = loaded()
+        XCTAssertEqual(state.invalidate(now: t0 + 1), [.clearTimer])
+        XCTAssertTrue(state.isStale)
+        XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 1), [.send(token: 2, policy: .reload)])
+        _ = state.finished(2, with: .success(arrival("v2", fresh(for: 60, at: t0 + 1))), now: t0 + 1)
+        XCTAssertFalse(state.isStale)
+        XCTAssertFalse(state.isInvalidated)
+    }
+
+    func testAWatchedResourceLoadsAtOnceWhenInvalidated() {
+        var state = loaded()
+        XCTAssertEqual(state.watch(now: t0), [])
+        XCTAssertEqual(state.invalidate(now: t0 + 1), [.send(token: 2, policy: .reload), .clearTimer])
+    }
+
+    func testAnInvalidationDuringALoadLoadsAgainAfterItForAWatchedResource() {
+        // Given a watched resource loading
+        var state = State(retry: nil)
+        _ = state.watch(now: t0)
+        XCTAssertEqual(state.load?.token, 1)
+
+        // When a write invalidates it before the answer comes
+        XCTAssertEqual(state.invalidate(now: t0 + 1), [])
+        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0 + 2))), now: t0 + 2)
+
+        // Then the answer shows, stale, and the resource loads again from the origin
+        XCTAssertEqual(state.value, "v1")
+        XCTAssertTrue(state.isStale)
+        XCTAssertEqual(end, [.send(token: 2, policy: .reload)])
+    }
+
+    func testAWatchedResourceRetriesAfterFailuresWithADoublingBackoffAndStopsWhenUnwatched() {
+        // Given a watched resource, retrying from 1 s to 3 s
+        var state = State(retry: .init(initialDelay: .seconds(1), maximumDelay: .seconds(3)))
+        _ = state.watch(now: t0)
+
+        // When its loads fail three times
+        let first = state.finished(1, with: .failure(.timedOut), now: t0)
+        let retry1 = state.timerFired(now: t0 + 1)
+        let second = state.finished(2, with: .failure(.timedOut), now: t0 + 1)
+        let retry2 = state.timerFired(now: t0 + 3)
+        let third = state.finished(3, with: .failure(.timedOut), now: t0 + 3)
+
+        // Then it waited 1 s, 2 s, then 3 s (the maximum), and nothing once unwatched
+        XCTAssertEqual(first, [.setTimer(at: t0 + 1)])
+        XCTAssertEqual(retry1, [.send(token: 2, policy: nil)])
+        XCTAssertEqual(second, [.setTimer(at: t0 + 3)])
+        XCTAssertEqual(retry2, [.send(token: 3, policy: nil)])
+        XCTAssertEqual(third, [.setTimer(at: t0 + 6)])
+        XCTAssertEqual(state.unwatch(now: t0 + 4), [.clearTimer])
+        XCTAssertNil(state.retryAt)
+    }
+
+    func testAnUnwatchedResourceNeverRetries() {
+        var state = State(retry: .init())
+        _ = state.requestLoad(.always, now: t0)
+        XCTAssertEqual(state.finished(1, with: .failure(.timedOut), now: t0), [])
+        XCTAssertNil(state.retryAt)
+    }
+
+    func testAWatchedValueLoadsAgainWhenItsFreshnessRunsOutButAValueStaleOnArrivalDoesNotLoop() {
+        // Given a watched value fresh for 60 s
+        var state = loaded(freshFor: 60)
+        _ = state.watch(now: t0)
+
+        // When its timer fires at its staleness
+        let effects = state.timerFired(now: t0 + 60)
+
+        // Then it is stale and loads again
+        XCTAssertTrue(state.isStale)
+        XCTAssertEqual(effects, [.send(token: 2, policy: nil)])
+
+        // And an answer stale on arrival (no freshness) sets no timer, so nothing loads again by itself
+        XCTAssertEqual(state.finished(2, with: .success(arrival("v2", fresh(for: 0, at: t0 + 60))), now: t0 + 60), [])
+        XCTAssertTrue(state.isStale)
+        XCTAssertNil(state.timerAt)
+    }
+
+    func testUpdatesOfALoadThatIsNotTheRunningOneAreIgnored() {
+        var state = loaded()
+        XCTAssertEqual(state.showStored(1, arrival("old", fresh(for: 0, at: t0), source: .cache(.stale)), now: t0), [])
+        XCTAssertEqual(state.finished(1, with: .success(arrival("old", fresh(for: 0, at: t0))), now: t0), [])
+        XCTAssertEqual(state.value, "v1")
+    }
+
+    func testAStoredValueShownFirstIsStaleAndTheLoadGoesOn() {
+        var state = State(retry: nil)
+        _ = state.requestLoad(.always, now: t0)
+        _ = state.showStored(1, arrival("stored", fresh(for: 0, at: t0), source: .cache(.stale)), now: t0)
+        XCTAssertEqual(state.value, "stored")
+        XCTAssertTrue(state.isStale)
+        XCTAssertTrue(state.isLoading)
+        XCTAssertEqual("\(state.phase)", "loaded(\"stored\")")
+    }
+}
