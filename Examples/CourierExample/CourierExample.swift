@@ -12,6 +12,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Observation
 import Synchronization
 
 // MARK: - Parameters: plain values, encoded by Courier
@@ -342,7 +343,21 @@ struct CourierExample {
             if next.isFinal { break }
         }
 
-        step(11, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
+        step(11, "An observable resource: what a screen would show, then made stale and loaded again")
+        let changes = DispatchQueue(label: "tour.resource")
+        let resource = queue.resource(CacheDemoRequest(path: "/cache/60"), options: ResourceOptions(updatesOn: .queue(changes)))
+        @Sendable func show() {
+            // Observation tells of the next change before it happens: read it once the change is over.
+            let line = withObservationTracking { describe(resource) } onChange: { changes.async(execute: show) }
+            print("    \(line)")
+        }
+        changes.sync(execute: show)
+        _ = try await resource.fetch()                 // the stored response of step 10: fresh, nothing sent
+        resource.invalidate()                          // as a write to its URL would
+        _ = try await resource.fetch()                 // stale: loaded from the origin
+        changes.sync {}
+
+        step(12, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
         guard let eventsURL else {
             return print("    skipped: pass --events-url with the URL of Scripts/sse_server.py")
         }
@@ -351,6 +366,17 @@ struct CourierExample {
             print("    id \(event.lastEventID): \"\(event.data)\" (connection \(events.connectionCount))")
         }
         print("    the server ended the stream with 204 after \(events.connectionCount) connections")
+    }
+
+    /// A resource in one line, as a screen would show it.
+    static func describe<R: Request>(_ resource: Resource<R>) -> String {
+        let phase = switch resource.phase {
+        case .idle: "nothing yet"
+        case .loading: "loading"
+        case .loaded: "loaded from \(resource.source.map { "\($0)" } ?? "?")"
+        case .failed(let error): "failed: \(error)"
+        }
+        return phase + (resource.isStale ? ", stale" : "") + (resource.isLoading && resource.value != nil ? ", reloading" : "")
     }
 
     static func step(_ number: Int, _ title: String) {
