@@ -28,7 +28,7 @@ extension RequestQueue {
             text += "\n\(field.key.lowercased()): \(field.value)"
         }
         let key = ResourceRegistry.Key(requestType: ObjectIdentifier(R.self), request: text, options: options)
-        return resources.resource(for: key, url: url) { registration in
+        return resources.resource(for: key) { registration in
             Resource(request: request, options: options, queue: self, registration: registration)
         }
     }

@@ -27,6 +27,8 @@ public final class PagedResource<R: Request>: Observable, Sendable {
     public let options: ResourceOptions
 
     private let queue: RequestQueue
+    /// The options of every page: the app's, keeping the head where the next page is found.
+    private let pageOptions: ResourceOptions
     private let nextRule: NextPage
     private let registrar = ObservationRegistrar()
     private let list: Locked<[any PageSource<Page>]>
@@ -41,8 +43,11 @@ public final class PagedResource<R: Request>: Observable, Sendable {
         self.firstRequest = firstRequest
         self.options = options
         self.queue = queue
+        var pageOptions = options
+        pageOptions.keepsHead = true
+        self.pageOptions = pageOptions
         nextRule = next
-        list = Locked([queue.resource(firstRequest, options: options)])
+        list = Locked([queue.resource(firstRequest, options: pageOptions)])
         options.updatesOn.mark()
     }
 
@@ -157,9 +162,9 @@ public final class PagedResource<R: Request>: Observable, Sendable {
     private func nextPage(after value: Page, head: ResponseHead) -> (any PageSource<Page>)? {
         switch nextRule {
         case .link:
-            return nextLink(in: head).map { queue.resource(LinkedPage(first: firstRequest, url: $0), options: options) }
+            return nextLink(in: head).map { queue.resource(LinkedPage(first: firstRequest, url: $0), options: pageOptions) }
         case .rule(let next):
-            return next(value, head).map { queue.resource($0, options: options) }
+            return next(value, head).map { queue.resource($0, options: pageOptions) }
         }
     }
 

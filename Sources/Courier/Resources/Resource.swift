@@ -37,15 +37,16 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     private let queue: RequestQueue
     private let registrar = ObservationRegistrar()
-    private let state: Locked<ResourceState<Value>>
-    /// The context's own: whether a change is being made (a call made from an observer then
-    /// waits for it to end), the timer set, and the callers waiting for the load to end.
-    private let local = Locked(Local())
+    /// One lock for all of it: thousands of resources may live at once (a lock is an allocation).
+    private let storage: Locked<Storage>
     private let registration: ResourceRegistry.Registration?
 
-    private struct Local {
+    private struct Storage {
+        var state: ResourceState<Value>
+        /// Whether a change is being made (a call made from an observer then waits for it to end).
         var changing = false
         var timer: ResourceClock.Timer?
+        /// The callers waiting for the load to end.
         var nextWaiter = 0
         var waiters: [Int: CheckedContinuation<Result<Value, RequestError>, Never>] = [:]
     }
@@ -55,14 +56,15 @@ public final class Resource<R: Request>: Observable, Sendable {
         self.options = options
         self.queue = queue
         self.registration = registration
-        state = Locked(ResourceState(retry: options.retry))
+        storage = Locked(Storage(state: ResourceState(retry: options.retry)))
         options.updatesOn.mark()
     }
 
     deinit {
         // Nobody holds the resource: its load and timer go with it.
-        if let id = state.withLock({ $0.load?.id }) { queue.cancel(id) }
-        local.withLock { $0.timer }?.cancel()
+        let (id, timer) = storage.withLock { ($0.state.load?.id, $0.timer) }
+        if let id { queue.cancel(id) }
+        timer?.cancel()
         registration?.remove()
     }
 
@@ -74,9 +76,10 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// Where ``value`` came from: the network, or the queue's cache and how; `nil` without a value.
     public var source: ResponseSource? { read(\.source) { $0.source } }
 
-    /// The head of the response ``value`` came from (its status, header fields such as `Link`
-    /// or `ETag`, and URL); `nil` without a value.
-    public var head: ResponseHead? { read(\.head) { $0.head } }
+    /// The head of the response ``value`` came from, kept only when the options ask for it
+    /// (the pages of a ``PagedResource``, which find the next page in it): a head holds its
+    /// URL and every field, about a kilobyte, and an app may keep thousands of resources.
+    var head: ResponseHead? { read(\.head) { $0.head } }
 
     /// When ``value`` arrived; `nil` without a value.
     public var updatedAt: Date? { read(\.updatedAt) { $0.receivedAt.map(Date.init(timeIntervalSince1970:)) } }
@@ -89,14 +92,21 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     /// Whether ``value`` is past its freshness, or was made stale by a write or ``invalidate()``.
     /// A value shown from the cache while a load runs is stale.
-    public var isStale: Bool { read(\.isStale) { $0.isStale } }
+    ///
+    /// A watched resource (``watch()``) changes it, and tells its observers, when the freshness
+    /// runs out; an unwatched one sets no timer for that (an app may keep thousands of
+    /// resources), so its observers hear of it with its next change, and reading it is always right.
+    public var isStale: Bool {
+        let now = options.clock.now()
+        return read(\.isStale) { $0.isStale || ($0.value != nil && !$0.isFresh(at: now)) }
+    }
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
         registrar.access(self, keyPath: \.value)
         registrar.access(self, keyPath: \.isLoading)
         registrar.access(self, keyPath: \.error)
-        return state.withLock { $0.phase }
+        return storage.withLock { $0.state.phase }
     }
 
     // MARK: - What it does
@@ -164,7 +174,7 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     private func read<T>(_ keyPath: KeyPath<Resource, T>, _ get: (ResourceState<Value>) -> T) -> T {
         registrar.access(self, keyPath: keyPath)
-        return state.withLock { get($0) }
+        return storage.withLock { get($0.state) }
     }
 
     /// Applies an event on the context: at once when the caller is there (and no change is
@@ -172,7 +182,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     private func change(then: (@Sendable (ResourceState<Value>) -> Void)? = nil,
                         _ event: @escaping @Sendable (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect]) {
         let context = options.updatesOn
-        if context.isCurrent, !local.withLock({ $0.changing }) {
+        if context.isCurrent, !storage.withLock({ $0.changing }) {
             apply(event, then: then)
         } else {
             context.async { self.apply(event, then: then) }
@@ -183,18 +193,18 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// `willSet` before and `didSet` after it, as `@Observable` properties are, then its effects run.
     private func apply(_ event: (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect],
                        then: ((ResourceState<Value>) -> Void)?) {
-        local.withLock { $0.changing = true }
-        defer { local.withLock { $0.changing = false } }
+        storage.withLock { $0.changing = true }
+        defer { storage.withLock { $0.changing = false } }
         let now = options.clock.now()
-        let old = state.withLock { $0 }
+        let old = storage.withLock { $0.state }
         var new = old
         let effects = event(&new, now)
         let changed = Changed(old, new)
         changed.notify(self, registrar, before: true)
-        state.withLock { $0 = new }
+        storage.withLock { $0.state = new }
         changed.notify(self, registrar, before: false)
         for effect in effects { run(effect, now: now) }
-        then?(state.withLock { $0 })
+        then?(storage.withLock { $0.state })
     }
 
     private func run(_ effect: ResourceState<Value>.Effect, now: Double) {
@@ -207,19 +217,23 @@ public final class Resource<R: Request>: Observable, Sendable {
             let timer = options.clock.schedule(due - now, options.updatesOn) { [weak self] in
                 self?.change { $0.timerFired(now: $1) }
             }
-            local.withLock { local in defer { local.timer = timer }; return local.timer }?.cancel()
+            storage.withLock { storage in defer { storage.timer = timer }; return storage.timer }?.cancel()
         case .clearTimer:
-            local.withLock { local in defer { local.timer = nil }; return local.timer }?.cancel()
+            storage.withLock { storage in defer { storage.timer = nil }; return storage.timer }?.cancel()
         }
     }
 
     private func send(token: Int, policy: CachePolicy?) {
-        let showsStored = state.withLock { $0.value == nil }
+        let showsStored = storage.withLock { $0.state.value == nil }
         let box = RequestBox(request: request, showsCachedFirst: showsStored, policyOverride: policy)
         // Direct: the update hops to the context here, not through the callback queue as well.
         let updates = UpdateHandler(deliver: { [weak self] update in self?.received(update, token: token) }, isDirect: true)
-        let (id, _) = queue.enqueue(box: box, priority: options.priority, owner: nil, completion: nil, updates: updates)
-        state.withLock { $0.started(token, id: id) }
+        // Started here (the context, which waits for nothing else meanwhile) rather than by waking
+        // the start queue, as `send` starts on its caller's thread; never on the main thread.
+        let (id, mustStart) = queue.enqueue(box: box, priority: options.priority, owner: nil, completion: nil, updates: updates,
+                                            startsHere: true)
+        storage.withLock { $0.state.started(token, id: id) }
+        if mustStart { queue.runClaimedStartLoopHere() }
     }
 
     /// An update of the load `token`, on any thread; always applied later, on the context.
@@ -228,7 +242,8 @@ public final class Resource<R: Request>: Observable, Sendable {
         switch update.result {
         case .success(let made as MadeValue):
             guard let value = made.value as? Value else { return }
-            outcome = .success(.init(value: value, source: update.source, head: made.head, freshness: freshness(of: made.head)))
+            outcome = .success(.init(value: value, source: update.source, head: options.keepsHead ? made.head : nil,
+                                     freshness: freshness(of: made.head)))
         case .success:
             return
         case .failure(let error):
@@ -240,7 +255,7 @@ public final class Resource<R: Request>: Observable, Sendable {
                 return
             }
             guard update.isFinal else { return }
-            let ending = self.state.withLock { $0.load?.token == token }
+            let ending = self.storage.withLock { $0.state.load?.token == token }
             self.apply({ $0.finished(token, with: outcome, now: $1) }, then: nil)
             if ending { self.resumeWaiters(with: outcome.map(\.value)) }
         }
@@ -267,10 +282,10 @@ public final class Resource<R: Request>: Observable, Sendable {
     // MARK: - Waiting for a load
 
     private func waitForLoad(_ kind: ResourceState<Value>.LoadKind) async -> Result<Value, RequestError> {
-        let key = local.withLock { local in defer { local.nextWaiter += 1 }; return local.nextWaiter }
+        let key = storage.withLock { storage in defer { storage.nextWaiter += 1 }; return storage.nextWaiter }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                local.withLock { $0.waiters[key] = continuation }
+                storage.withLock { $0.waiters[key] = continuation }
                 change(then: { [weak self] state in
                     // Nothing to wait for: the value is fresh.
                     guard state.load == nil else { return }
@@ -284,14 +299,14 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 
     /// Callers waiting for the load to end (tests).
-    var waiterCount: Int { local.withLock { $0.waiters.count } }
+    var waiterCount: Int { storage.withLock { $0.waiters.count } }
 
     private func resume(_ key: Int, with result: Result<Value, RequestError>) {
-        local.withLock { $0.waiters.removeValue(forKey: key) }?.resume(returning: result)
+        storage.withLock { $0.waiters.removeValue(forKey: key) }?.resume(returning: result)
     }
 
     private func resumeWaiters(with result: Result<Value, RequestError>) {
-        let waiters = local.withLock { local in defer { local.waiters = [:] }; return local.waiters }
+        let waiters = storage.withLock { storage in defer { storage.waiters = [:] }; return storage.waiters }
         for waiter in waiters.values { waiter.resume(returning: result) }
     }
 }

@@ -52,6 +52,9 @@ public struct ResourceOptions: Sendable, Hashable {
     /// Time as the resource sees it; tests replace it.
     var clock: ResourceClock = .system
 
+    /// Whether the resource keeps the head of its value's response (the pages of a ``PagedResource``).
+    var keepsHead = false
+
     /// Creates options.
     /// - Parameters:
     ///   - staleAfter: How long a value stays fresh. Default: `nil`, its HTTP freshness.

@@ -17,19 +17,49 @@ protocol AnyResource: AnyObject, Sendable {
 /// - a resource that ends removes its own entry and never another's made since for its key;
 /// - no resource is released while the lock is held (its `deinit` takes the lock again).
 final class ResourceRegistry: Sendable {
-    /// What makes two resources the same: the request as it goes on the wire, its response
-    /// type and the options.
+    /// What makes two resources the same: the request as it goes on the wire (`METHOD URL`, then
+    /// its header fields a line each), its type and the options. Its text and options are held
+    /// once, by reference, shared by the table and the resource's registration.
     struct Key: Hashable, Sendable {
-        let requestType: ObjectIdentifier
-        let request: String
-        let options: ResourceOptions
+        private final class Storage: Sendable {
+            let requestType: ObjectIdentifier
+            let request: String
+            let options: ResourceOptions
+
+            init(requestType: ObjectIdentifier, request: String, options: ResourceOptions) {
+                self.requestType = requestType
+                self.request = request
+                self.options = options
+            }
+        }
+
+        private let storage: Storage
+
+        init(requestType: ObjectIdentifier, request: String, options: ResourceOptions) {
+            storage = Storage(requestType: requestType, request: request, options: options)
+        }
+
+        /// The URL's cache key (which writes name, ``Invalidation``): the first line's after the method.
+        var url: Substring {
+            let line = storage.request.prefix { $0 != "\n" }
+            return line.firstIndex(of: " ").map { line[line.index(after: $0)...] } ?? line
+        }
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            lhs.storage === rhs.storage || (lhs.storage.requestType == rhs.storage.requestType
+                && lhs.storage.request == rhs.storage.request && lhs.storage.options == rhs.storage.options)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(storage.requestType)
+            hasher.combine(storage.request)
+            hasher.combine(storage.options)
+        }
     }
 
     private struct Entry {
         weak var resource: (any AnyResource)?
         let serial: Int
-        /// The URL's cache key, which writes name (``Invalidation``).
-        let url: String
     }
 
     private struct Table {
@@ -53,8 +83,8 @@ final class ResourceRegistry: Sendable {
         }
     }
 
-    /// The live resource for `key`, or the one `make` makes, registered under the URL `url`.
-    func resource<Made: AnyResource>(for key: Key, url: String, make: (Registration) -> Made) -> Made {
+    /// The live resource for `key`, or the one `make` makes.
+    func resource<Made: AnyResource>(for key: Key, make: (Registration) -> Made) -> Made {
         // Kept until the lock is released: if it was the last reference, its deinit takes the lock.
         var existing: (any AnyResource)?
         let made: Made = table.withLock { table in
@@ -63,7 +93,7 @@ final class ResourceRegistry: Sendable {
             let serial = table.nextSerial
             table.nextSerial += 1
             let made = make(Registration(registry: self, key: key, serial: serial))
-            if table.entries.updateValue(Entry(resource: made, serial: serial, url: url), forKey: key) == nil {
+            if table.entries.updateValue(Entry(resource: made, serial: serial), forKey: key) == nil {
                 count.add(1, ordering: .relaxed)
             }
             return made
@@ -83,8 +113,8 @@ final class ResourceRegistry: Sendable {
     var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
 
     /// Invalidates the resources whose URL `matches` accepts.
-    func invalidate(where matches: (String) -> Bool) {
-        let stale = table.withLock { table in table.entries.values.compactMap { matches($0.url) ? $0.resource : nil } }
+    func invalidate(where matches: (Substring) -> Bool) {
+        let stale = table.withLock { table in table.entries.compactMap { matches($0.key.url) ? $0.value.resource : nil } }
         for resource in stale { resource.invalidate() }
     }
 
@@ -96,12 +126,12 @@ final class ResourceRegistry: Sendable {
         let keys = Invalidation.invalidatedKeys(method: method, requestURL: url, statusCode: head.status,
                                                 responseHeaders: head.fieldDictionary)
         guard !keys.isEmpty else { return }
-        invalidate(where: keys.contains)
+        invalidate { url in keys.contains { $0 == url } }
     }
 
     /// The key of a resource URL with the cache's spelling, without its query: what
     /// ``RequestQueue/invalidateResources(under:)`` matches paths against.
-    static func prefixMatcher(for url: URL) -> ((String) -> Bool)? {
+    static func prefixMatcher(for url: URL) -> ((Substring) -> Bool)? {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return nil }
         components.query = nil
         components.fragment = nil

@@ -8,7 +8,7 @@
 ///   `error` beside it, a success clears `error`;
 /// - a cancelled load sets no error;
 /// - only a watched resource loads by itself (after invalidation, when its value goes stale, after
-///   a failure with the retry's backoff), and at most one timer is set (`timerAt`);
+///   a failure with the retry's backoff) or sets a timer, at most one (`timerAt`);
 /// - updates of a load that is no longer the running one are ignored.
 struct ResourceState<Value: Sendable>: Sendable {
     // What the resource shows.
@@ -16,9 +16,16 @@ struct ResourceState<Value: Sendable>: Sendable {
     private(set) var source: ResponseSource?
     private(set) var head: ResponseHead?
     private(set) var receivedAt: Double?
+    /// Boxed: a `RequestError` takes over a hundred bytes inline, and an app may keep thousands of
+    /// resources, most without an error.
     private(set) var error: RequestError? {
-        didSet { errorRevision += 1 }
+        get { errorBox?.error }
+        set {
+            errorBox = newValue.map(ErrorBox.init)
+            errorRevision += 1
+        }
     }
+    private var errorBox: ErrorBox?
     private(set) var isLoading = false
     private(set) var isStale = false
 
@@ -107,8 +114,10 @@ struct ResourceState<Value: Sendable>: Sendable {
         load = Load(token: token)
         isLoading = true
         retryAt = nil
-        let storedMayAnswer = storedFreshUntil.map { now < $0 } ?? false
-        let policy: CachePolicy? = kind == .origin || isInvalidated || storedMayAnswer ? .reload : nil
+        // Stale for the resource (a stale time shorter than the response's own) while the cache
+        // would still answer with the very same stored response: only the origin has anything newer.
+        let onlyOriginIsNewer = !isFresh(at: now) && (storedFreshUntil.map { now < $0 } ?? false)
+        let policy: CachePolicy? = kind == .origin || isInvalidated || onlyOriginIsNewer ? .reload : nil
         return [.send(token: token, policy: policy)] + timerEffects(now: now)
     }
 
@@ -209,13 +218,20 @@ struct ResourceState<Value: Sendable>: Sendable {
         isStale = !isFresh(at: now)
     }
 
-    /// The one timer: the next retry of a watched resource, or when a fresh value goes stale.
+    /// The one timer of a watched resource: its next retry, or when its fresh value goes stale.
+    /// An unwatched resource sets none (thousands may live; their staleness is read when asked).
     private mutating func timerEffects(now: Double) -> [Effect] {
         var due: Double?
         if watchers > 0, load == nil, let retryAt { due = retryAt }
-        if value != nil, !isStale, let freshUntil, freshUntil > now { due = min(due ?? freshUntil, freshUntil) }
+        if watchers > 0, value != nil, !isStale, let freshUntil, freshUntil > now { due = min(due ?? freshUntil, freshUntil) }
         guard due != timerAt else { return [] }
         timerAt = due
         return [due.map { .setTimer(at: $0) } ?? .clearTimer]
     }
+}
+
+/// A ``RequestError`` held by reference.
+private final class ErrorBox: Sendable {
+    let error: RequestError
+    init(_ error: RequestError) { self.error = error }
 }

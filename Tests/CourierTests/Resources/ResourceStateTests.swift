@@ -21,7 +21,7 @@ final class ResourceStateTests: XCTestCase {
         return state
     }
 
-    func testTheFirstLoadSendsWithTheRequestsOwnPolicyAndItsValueSetsTheTimerForItsFreshness() {
+    func testTheFirstLoadSendsWithTheRequestsOwnPolicyAndAnUnwatchedValueSetsNoTimer() {
         // Given a new resource
         var state = State(retry: .init())
         XCTAssertEqual("\(state.phase)", "idle")
@@ -31,10 +31,10 @@ final class ResourceStateTests: XCTestCase {
         let phaseWhileLoading = "\(state.phase)"
         let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0))), now: t0)
 
-        // Then it sent once with the request's policy, showed loading, then the value with a timer at its staleness
+        // Then it sent once with the request's policy, showed loading, then the value, with no timer (nobody watches)
         XCTAssertEqual(start, [.send(token: 1, policy: nil)])
         XCTAssertEqual(phaseWhileLoading, "loading")
-        XCTAssertEqual(end, [.setTimer(at: t0 + 60)])
+        XCTAssertEqual(end, [])
         XCTAssertEqual(state.value, "v1")
         XCTAssertFalse(state.isLoading)
         XCTAssertFalse(state.isStale)
@@ -51,7 +51,12 @@ final class ResourceStateTests: XCTestCase {
     func testLoadIfNeededSendsNothingWhileFreshAndLoadsOnceStale() {
         var state = loaded(freshFor: 60)
         XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 59.9), [])
-        XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 60), [.send(token: 2, policy: nil), .clearTimer])
+        XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 60), [.send(token: 2, policy: nil)])
+    }
+
+    func testLoadingAFreshValueAgainGoesThroughTheCacheAsTheRequestSays() {
+        var state = loaded(freshFor: 60)
+        XCTAssertEqual(state.requestLoad(.always, now: t0 + 1).first, .send(token: 2, policy: nil))
     }
 
     func testAStaleAfterShorterThanTheStoredFreshnessLoadsFromTheOrigin() {
@@ -108,7 +113,7 @@ final class ResourceStateTests: XCTestCase {
 
     func testInvalidationMakesTheValueStaleAndTheNextLoadAsksTheOrigin() {
         var state = loaded()
-        XCTAssertEqual(state.invalidate(now: t0 + 1), [.clearTimer])
+        XCTAssertEqual(state.invalidate(now: t0 + 1), [])
         XCTAssertTrue(state.isStale)
         XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 1), [.send(token: 2, policy: .reload)])
         _ = state.finished(2, with: .success(arrival("v2", fresh(for: 60, at: t0 + 1))), now: t0 + 1)
@@ -118,7 +123,7 @@ final class ResourceStateTests: XCTestCase {
 
     func testAWatchedResourceLoadsAtOnceWhenInvalidated() {
         var state = loaded()
-        XCTAssertEqual(state.watch(now: t0), [])
+        XCTAssertEqual(state.watch(now: t0), [.setTimer(at: t0 + 60)], "watched: a timer for when its value goes stale")
         XCTAssertEqual(state.invalidate(now: t0 + 1), [.send(token: 2, policy: .reload), .clearTimer])
     }
 
