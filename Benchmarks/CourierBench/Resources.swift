@@ -1,0 +1,148 @@
+import Courier
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Observation
+
+// MARK: - Observable resources
+
+/// nginx's small JSON, fresh for an hour (`expires 1h`), decoded.
+private struct CachedItemRequest: Request {
+    typealias ResponseType = Item
+    var path: String { "/cached.json" }
+    var method: HTTPMethod { .get }
+}
+
+/// The small JSON at a URL of its own (nginx ignores the query), decoded.
+private struct ItemRequest: Request {
+    typealias ResponseType = Item
+    let number: Int
+    var path: String { "/small.json?n=\(number)" }
+    var method: HTTPMethod { .get }
+}
+
+/// `count` loads of `resource` one after another on its context, as a screen would make them:
+/// each started on the context, its end seen there by an observer (`withObservationTracking`),
+/// which starts the next. Each one's time from `load()` until the observer saw it end.
+private func resourceRound<R: Request>(_ resource: Resource<R>, on context: DispatchQueue, count: Int) -> LatencyRound {
+    blockingAwait {
+        await withCheckedContinuation { (continuation: CheckedContinuation<LatencyRound, Never>) in
+            let round = ContextOnly(LatencyRound())
+            @Sendable func next(_ remaining: Int) {
+                guard remaining > 0 else { return continuation.resume(returning: round.value) }
+                let start = now()
+                @Sendable func track() {
+                    withObservationTracking { _ = resource.isLoading } onChange: {
+                        // Told before the change: look once it is over.
+                        context.async {
+                            guard !resource.isLoading else { return track() }
+                            if let error = resource.error { round.value.failed("\(error)") } else { round.value.times.append(now() - start) }
+                            next(remaining - 1)
+                        }
+                    }
+                }
+                track()
+                resource.load()
+            }
+            context.async { next(count) }
+        }
+    }
+}
+
+/// A value only ever touched on one serial queue (the resource's context), which is what makes
+/// the `@unchecked Sendable` sound.
+private final class ContextOnly<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// What a resource adds to a request the cache answers (an observed load against a `send`), and
+/// what 10,000 live resources of 1,000 URLs take (in a child process of their own).
+func resourceFigure(_ bench: Bench) -> [Row] {
+    let count = bench.options.count(5_000, quick: 500)
+    let tally = LatencyTally(count: count)
+    var configuration = CourierTransport.curl.configuration(label: "CourierBench.resources", maxConcurrentRequests: 1)
+    configuration.cache = ResponseCache()
+    let queue = RequestQueue(configuration: configuration, baseURL: bench.baseURL)
+    let context = DispatchQueue(label: "CourierBench.resources.context")
+    let resource = queue.resource(CachedItemRequest(), options: ResourceOptions(updatesOn: .queue(context)))
+
+    let send = "send, answered by a fresh hit from memory"
+    let observed = "observed resource's load, answered by a fresh hit from memory"
+    let results = measure(bench, [
+        tally.contender(send) { count in sendRound(queue, count: count, request: CachedItemRequest()) },
+        tally.contender(observed) { count in resourceRound(resource, on: context, count: count) },
+    ])
+    let figure = "Observable resources, the small JSON decoded, through the curl transport (\(grouped(count)) per round)"
+    var rows = [
+        Row(figure: figure, variant: "time to the result: \(observed)", unit: "µs", courier: results[observed],
+            baselineName: send, baseline: results[send], target: .ratioAtMost(1.2), errors: tally.errors,
+            note: "value per round: the median load, from load() on the resource's queue until an observer there "
+                + "(withObservationTracking) sees isLoading end, which starts the next; send: one task awaiting each"
+                + tally.errorNote),
+    ]
+
+    let resources = 10_000
+    var growths: [Double] = []
+    var childErrors = 0
+    var firstChildError: String?
+    for _ in 0..<min(3, bench.options.rounds) {
+        guard let report = spawnChild(["resources-memory", "\(resources)", bench.baseURL.absoluteString]) else {
+            childErrors += 1
+            continue
+        }
+        childErrors += report.errors
+        firstChildError = firstChildError ?? report.firstError
+        growths.append(report.growth / 1_048_576)
+    }
+    rows.append(Row(figure: figure, variant: "RSS growth with \(grouped(resources)) live resources of 1,000 URLs, each loaded",
+                    unit: "MB", courier: growths.isEmpty ? nil : Summary(growths), target: .valueAtMost(10, unit: "MB"), errors: childErrors,
+                    note: "a child process per round: 10 resources per URL (10 stale times), values decoded, the cache off"
+                        + (firstChildError.map { "; first error: \($0)" } ?? "")))
+    return rows
+}
+
+/// The child of the memory row: `count` resources of `count / 10` URLs, each loaded, 16 at a time.
+func resourceMemoryChild(count: Int, baseURL: URL) -> ChildReport {
+    var configuration = CourierTransport.curl.configuration(label: "CourierBench.resources.memory", maxConcurrentRequests: 16)
+    configuration.cache = nil
+    let queue = RequestQueue(configuration: configuration, baseURL: baseURL)
+    let context = DispatchQueue(label: "CourierBench.resources.memory.context")
+    let urls = max(1, count / 10)
+    var report = ChildReport()
+    report.count = count
+    // A warm-up opens the connections and loads what the first request needs.
+    _ = blockingAwait { try? await queue.send(ItemRequest(number: 0)) }
+    report.rssBefore = procStatus("VmRSS")
+    let start = now()
+    let resources = (0..<count).map { index in
+        queue.resource(ItemRequest(number: index % urls), options: ResourceOptions(staleAfter: .seconds(60 + index / urls),
+                                                                                   updatesOn: .queue(context)))
+    }
+    let failures = blockingAwait {
+        await withTaskGroup(of: String?.self) { group in
+            var failures: [String] = []
+            var next = 0
+            func add() {
+                let resource = resources[next]
+                next += 1
+                group.addTask { do { _ = try await resource.fetch(); return nil } catch { return "\(error)" } }
+            }
+            for _ in 0..<min(16, resources.count) { add() }
+            while let failure = await group.next() {
+                if let failure { failures.append(failure) }
+                if next < resources.count { add() }
+            }
+            return failures
+        }
+    }
+    report.seconds = now() - start
+    report.rssAfter = procStatus("VmRSS")
+    report.peakRSS = procStatus("VmHWM")
+    report.errors = failures.count + resources.filter { $0.value == nil }.count - failures.count
+    report.firstError = failures.first
+    withExtendedLifetime(resources) {}
+    return report
+}
