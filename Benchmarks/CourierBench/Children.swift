@@ -50,7 +50,7 @@ func runChild(_ arguments: [String]) -> Never {
             + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
-            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | resources-memory COUNT BASE-URL")
+            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | resources-memory|resource-load|resource-send COUNT BASE-URL")
     }
     let kind = arguments[0]
     let small = baseURL.appendingPathComponent("small.json")
@@ -71,6 +71,7 @@ func runChild(_ arguments: [String]) -> Never {
         downloadChild(transport: childTransport(kind), baseURL: baseURL,
                       file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "resources-memory": resourceMemoryChild(count: count, baseURL: baseURL)
+    case "resource-load", "resource-send": resourceLoadChild(kind: kind, count: count, baseURL: baseURL)
     case "tls-connect-curl":
         tlsConnectChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "load-raw", "load-curl", "load-urlsession", "load-send-curl", "load-send-urlsession":

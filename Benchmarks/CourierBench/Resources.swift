@@ -146,3 +146,23 @@ func resourceMemoryChild(count: Int, baseURL: URL) -> ChildReport {
     withExtendedLifetime(resources) {}
     return report
 }
+
+/// A child for profiling (`perf stat`, callgrind): `count` observed loads of a resource, or
+/// `count` sends, answered by a fresh hit from memory (`resource-load` / `resource-send`).
+func resourceLoadChild(kind: String, count: Int, baseURL: URL) -> ChildReport {
+    var configuration = CourierTransport.curl.configuration(label: "CourierBench.resources.load", maxConcurrentRequests: 1)
+    configuration.cache = ResponseCache()
+    let queue = RequestQueue(configuration: configuration, baseURL: baseURL)
+    let context = DispatchQueue(label: "CourierBench.resources.load.context")
+    let resource = queue.resource(CachedItemRequest(), options: ResourceOptions(updatesOn: .queue(context)))
+    _ = blockingAwait { try? await queue.send(CachedItemRequest()) }
+    var report = ChildReport()
+    report.count = count
+    let start = now()
+    let round = kind == "resource-load" ? resourceRound(resource, on: context, count: count)
+        : sendRound(queue, count: count, request: CachedItemRequest())
+    report.seconds = now() - start
+    report.errors = round.errors
+    report.firstError = round.firstError
+    return report
+}

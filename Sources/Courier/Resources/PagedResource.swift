@@ -30,7 +30,7 @@ public final class PagedResource<R: Request>: Observable, Sendable {
     /// The options of every page: the app's, keeping the head where the next page is found.
     private let pageOptions: ResourceOptions
     private let nextRule: NextPage
-    private let registrar = ObservationRegistrar()
+    private let observation = ResourceObservation()
     private let list: Locked<[any PageSource<Page>]>
 
     /// How the request of the next page is found.
@@ -53,7 +53,7 @@ public final class PagedResource<R: Request>: Observable, Sendable {
 
     /// The pages loaded so far, in order.
     var loadedPages: [any PageSource<Page>] {
-        registrar.access(self, keyPath: \.loadedPages)
+        observation.access(.pages)
         return list.withLock { $0 }
     }
 
@@ -137,7 +137,9 @@ public final class PagedResource<R: Request>: Observable, Sendable {
         // A next page already in the list, by its resource or by the URL a page came from, ends it.
         if case .link = nextRule, let url = nextLink(in: head), pages.contains(where: { $0.head?.url == url }) { return nil }
         guard let next = nextPage(after: value, head: head), !pages.contains(where: { $0 === next }) else { return nil }
-        registrar.withMutation(of: self, keyPath: \.loadedPages) { list.withLock { $0.append(next) } }
+        observation.willSet(.pages)
+        list.withLock { $0.append(next) }
+        observation.didSet(.pages)
         return next
     }
 
@@ -145,7 +147,9 @@ public final class PagedResource<R: Request>: Observable, Sendable {
     public func refresh() async {
         let first: (any PageSource<Page>)? = await withCheckedContinuation { continuation in
             change { [self] in
-                registrar.withMutation(of: self, keyPath: \.loadedPages) { list.withLock { $0 = Array($0.prefix(1)) } }
+                observation.willSet(.pages)
+                list.withLock { $0 = Array($0.prefix(1)) }
+                observation.didSet(.pages)
                 continuation.resume(returning: list.withLock { $0.first })
             }
         }

@@ -36,7 +36,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     public let options: ResourceOptions
 
     private let queue: RequestQueue
-    private let registrar = ObservationRegistrar()
+    private let observation = ResourceObservation()
     /// One lock for all of it: thousands of resources may live at once (a lock is an allocation).
     private let storage: Locked<Storage>
     private let registration: ResourceRegistry.Registration?
@@ -71,24 +71,24 @@ public final class Resource<R: Request>: Observable, Sendable {
     // MARK: - What it shows
 
     /// The last value loaded, or `nil` before the first. A failure later keeps it.
-    public var value: Value? { read(\.value) { $0.value } }
+    public var value: Value? { read(.value) { $0.value } }
 
     /// Where ``value`` came from: the network, or the queue's cache and how; `nil` without a value.
-    public var source: ResponseSource? { read(\.source) { $0.source } }
+    public var source: ResponseSource? { read(.source) { $0.source } }
 
     /// The head of the response ``value`` came from, kept only when the options ask for it
     /// (the pages of a ``PagedResource``, which find the next page in it): a head holds its
     /// URL and every field, about a kilobyte, and an app may keep thousands of resources.
-    var head: ResponseHead? { read(\.head) { $0.head } }
+    var head: ResponseHead? { read(.head) { $0.head } }
 
     /// When ``value`` arrived; `nil` without a value.
-    public var updatedAt: Date? { read(\.updatedAt) { $0.receivedAt.map(Date.init(timeIntervalSince1970:)) } }
+    public var updatedAt: Date? { read(.updatedAt) { $0.receivedAt.map(Date.init(timeIntervalSince1970:)) } }
 
     /// Why the last load failed; `nil` once a load succeeds. A cancelled load sets none.
-    public var error: RequestError? { read(\.error) { $0.error } }
+    public var error: RequestError? { read(.error) { $0.error } }
 
     /// Whether a load is running (the first, or a refresh of a value shown meanwhile).
-    public var isLoading: Bool { read(\.isLoading) { $0.isLoading } }
+    public var isLoading: Bool { read(.isLoading) { $0.isLoading } }
 
     /// Whether ``value`` is past its freshness, or was made stale by a write or ``invalidate()``.
     /// A value shown from the cache while a load runs is stale.
@@ -98,14 +98,14 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// resources), so its observers hear of it with its next change, and reading it is always right.
     public var isStale: Bool {
         let now = options.clock.now()
-        return read(\.isStale) { $0.isStale || ($0.value != nil && !$0.isFresh(at: now)) }
+        return read(.isStale) { $0.isStale || ($0.value != nil && !$0.isFresh(at: now)) }
     }
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
-        registrar.access(self, keyPath: \.value)
-        registrar.access(self, keyPath: \.isLoading)
-        registrar.access(self, keyPath: \.error)
+        observation.access(.value)
+        observation.access(.isLoading)
+        observation.access(.error)
         return storage.withLock { $0.state.phase }
     }
 
@@ -172,8 +172,8 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     // MARK: - Changes
 
-    private func read<T>(_ keyPath: KeyPath<Resource, T>, _ get: (ResourceState<Value>) -> T) -> T {
-        registrar.access(self, keyPath: keyPath)
+    private func read<T>(_ property: ResourceObservation.Property, _ get: (ResourceState<Value>) -> T) -> T {
+        observation.access(property)
         return storage.withLock { get($0.state) }
     }
 
@@ -190,7 +190,8 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 
     /// Runs on the context only, one at a time: the event's new state is published with
-    /// `willSet` before and `didSet` after it, as `@Observable` properties are, then its effects run.
+    /// `willSet` before and `didSet` after it, as `@Observable` properties are (through
+    /// ``ResourceObservation``), then its effects run.
     private func apply(_ event: (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect],
                        then: ((ResourceState<Value>) -> Void)?) {
         storage.withLock { $0.changing = true }
@@ -200,9 +201,9 @@ public final class Resource<R: Request>: Observable, Sendable {
         var new = old
         let effects = event(&new, now)
         let changed = Changed(old, new)
-        changed.notify(self, registrar, before: true)
+        changed.notify(observation, before: true)
         storage.withLock { $0.state = new }
-        changed.notify(self, registrar, before: false)
+        changed.notify(observation, before: false)
         for effect in effects { run(effect, now: now) }
         then?(storage.withLock { $0.state })
     }
@@ -266,7 +267,11 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// make it stale at once.
     private func freshness(of head: ResponseHead) -> ResourceState<Value>.Freshness {
         let now = options.clock.now()
-        let headers = head.fieldDictionary
+        // Only the fields freshness reads, not a dictionary of them all (a response may have dozens).
+        var headers: [String: String] = [:]
+        for name in Self.freshnessFields {
+            if let value = head.headerFields[name] { headers[name] = value }
+        }
         let directives = CacheHeaders.cacheControl(in: headers)
         var storedUntil = now
         if directives.noCache == nil, !directives.noStore {
@@ -278,6 +283,9 @@ public final class Resource<R: Request>: Observable, Sendable {
         }
         return .init(until: options.staleAfter.map { now + $0.seconds } ?? storedUntil, storedUntil: storedUntil)
     }
+
+    /// The fields RFC 9111 §4.2 computes freshness from.
+    private static var freshnessFields: [String] { ["Cache-Control", "Expires", "Date", "Age", "Last-Modified"] }
 
     // MARK: - Waiting for a load
 
@@ -327,17 +335,17 @@ private struct Changed<Value: Sendable> {
         isStale = old.isStale != new.isStale
     }
 
-    func notify<R: Request>(_ resource: Resource<R>, _ registrar: ObservationRegistrar, before: Bool) where R.ResponseType == Value {
-        func tell<T>(_ keyPath: KeyPath<Resource<R>, T>) {
-            if before { registrar.willSet(resource, keyPath: keyPath) } else { registrar.didSet(resource, keyPath: keyPath) }
+    func notify(_ observation: ResourceObservation, before: Bool) {
+        func tell(_ property: ResourceObservation.Property) {
+            if before { observation.willSet(property) } else { observation.didSet(property) }
         }
-        if value { tell(\.value) }
-        if source { tell(\.source) }
-        if head { tell(\.head) }
-        if updatedAt { tell(\.updatedAt) }
-        if error { tell(\.error) }
-        if isLoading { tell(\.isLoading) }
-        if isStale { tell(\.isStale) }
+        if value { tell(.value) }
+        if source { tell(.source) }
+        if head { tell(.head) }
+        if updatedAt { tell(.updatedAt) }
+        if error { tell(.error) }
+        if isLoading { tell(.isLoading) }
+        if isStale { tell(.isStale) }
     }
 }
 
