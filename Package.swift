@@ -19,7 +19,9 @@ let package = Package(
             exclude: ["Fixtures"]  // read at run time from the source folder, like a user's own fixtures
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier"]),
-        .executableTarget(name: "CourierBench", dependencies: ["Courier"], path: "Benchmarks/CourierBench"),
+        // The heap in use (glibc's mallinfo2), which the benchmark's memory figures report beside RSS.
+        .target(name: "CourierBenchHeap", path: "Benchmarks/CourierBenchHeap"),
+        .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierBenchHeap"], path: "Benchmarks/CourierBench"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -15,6 +15,9 @@ struct ChildReport: Codable {
     var seconds = 0.0
     var rssBefore = 0
     var rssAfter = 0
+    /// The heap in use (glibc's mallinfo2) before and after, where the figure reads it.
+    var heapBefore: Int?
+    var heapAfter: Int?
     var peakRSS = 0
     var errors = 0
     var firstError: String?
@@ -50,7 +53,7 @@ func runChild(_ arguments: [String]) -> Never {
             + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
-            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | resources-memory|resource-load|resource-send COUNT BASE-URL")
+            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | resources-memory[-shared]|resource-load|resource-send COUNT BASE-URL")
     }
     let kind = arguments[0]
     let small = baseURL.appendingPathComponent("small.json")
@@ -70,7 +73,8 @@ func runChild(_ arguments: [String]) -> Never {
     case "download-raw", "download-curl", "download-urlsession":
         downloadChild(transport: childTransport(kind), baseURL: baseURL,
                       file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
-    case "resources-memory": resourceMemoryChild(count: count, baseURL: baseURL)
+    case "resources-memory", "resources-memory-shared":
+        resourceMemoryChild(count: count, baseURL: baseURL, distinct: kind == "resources-memory")
     case "resource-load", "resource-send": resourceLoadChild(kind: kind, count: count, baseURL: baseURL)
     case "tls-connect-curl":
         tlsConnectChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))

