@@ -52,8 +52,9 @@ struct Freshness: Hashable, Sendable {
 
 extension Freshness {
     /// The freshness of `stored` at `now` (seconds since 1970), with heuristic lifetimes capped
-    /// at `heuristicLimit` seconds.
-    init(of stored: StoredResponse, now: Double, heuristicLimit: Double) {
+    /// at `heuristicLimit` seconds. `directives` are its `Cache-Control`'s when the caller has
+    /// parsed them already.
+    init(of stored: StoredResponse, now: Double, heuristicLimit: Double, directives: CacheControl? = nil) {
         let headers = stored.headers
         let dateValue = CacheHeaders.date("Date", in: headers, now: now) ?? stored.responseTime
 
@@ -64,7 +65,7 @@ extension Freshness {
         let residentTime = max(0, now - stored.responseTime)
         age = correctedInitialAge + residentTime
 
-        let directives = CacheHeaders.cacheControl(in: headers)
+        let directives = directives ?? CacheHeaders.cacheControl(in: headers)
         let expires = CacheHeaders.value("Expires", in: headers)
         switch directives.maxAgeDirective {
         case .seconds(let seconds):

@@ -74,8 +74,44 @@ enum HTTPDate {
     // MARK: Parsing
 
     private static let shortDayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
     private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    /// What follows the three letters of each day name (Sunday first) in RFC 850 dates, lowercased.
+    private static let longDayNameEndings: [StaticString] = ["day", "day", "sday", "nesday", "rsday", "day", "urday"]
+    /// `gmt` as ``Scanner/threeLetters()`` packs it.
+    private static let gmt: UInt32 = 0x67_6D_74
+
+    /// The weekday (0 for Sunday) of three lowercased letters packed as ``Scanner/threeLetters()`` does.
+    private static func weekday(of code: UInt32) -> Int? {
+        switch code {
+        case 0x73_75_6E: 0  // sun
+        case 0x6D_6F_6E: 1  // mon
+        case 0x74_75_65: 2  // tue
+        case 0x77_65_64: 3  // wed
+        case 0x74_68_75: 4  // thu
+        case 0x66_72_69: 5  // fri
+        case 0x73_61_74: 6  // sat
+        default: nil
+        }
+    }
+
+    /// The month (0 for January) of three lowercased letters packed as ``Scanner/threeLetters()`` does.
+    private static func month(of code: UInt32) -> Int? {
+        switch code {
+        case 0x6A_61_6E: 0   // jan
+        case 0x66_65_62: 1   // feb
+        case 0x6D_61_72: 2   // mar
+        case 0x61_70_72: 3   // apr
+        case 0x6D_61_79: 4   // may
+        case 0x6A_75_6E: 5   // jun
+        case 0x6A_75_6C: 6   // jul
+        case 0x61_75_67: 7   // aug
+        case 0x73_65_70: 8   // sep
+        case 0x6F_63_74: 9   // oct
+        case 0x6E_6F_76: 10  // nov
+        case 0x64_65_63: 11  // dec
+        default: nil
+        }
+    }
 
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
@@ -103,24 +139,41 @@ enum HTTPDate {
             return value
         }
 
-        /// One of `names`, case-insensitively; its index.
-        mutating func name(in names: [String]) -> Int? {
-            for (position, name) in names.enumerated() where matches(name) {
-                index += name.utf8.count
-                return position
+        /// Three letters, lowercased and packed into one word (`"Nov"` → 0x6E6F76), advancing past
+        /// them; nil unless they are three ASCII letters. Names compare as words: a cache hit reads
+        /// a `Date` on every answer, and matching names as `String`s cost several thousand
+        /// instructions a date.
+        mutating func threeLetters() -> UInt32? {
+            guard end - index >= 3 else { return nil }
+            var code: UInt32 = 0
+            for offset in 0..<3 {
+                guard let letter = Self.lowercasedLetter(bytes[index + offset]) else { return nil }
+                code = code << 8 | UInt32(letter)
             }
-            return nil
+            index += 3
+            return code
         }
 
-        private func matches(_ name: String) -> Bool {
-            guard end - index >= name.utf8.count else { return false }
-            for (offset, expected) in name.utf8.enumerated() {
-                let byte = bytes[index + offset]
-                let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte
-                let expectedLowered = expected >= UInt8(ascii: "A") && expected <= UInt8(ascii: "Z") ? expected + 32 : expected
-                guard lowered == expectedLowered else { return false }
+        /// The rest of a long day name (`"day"` of `"Sunday"`), case-insensitively.
+        mutating func expectLetters(_ rest: StaticString) -> Bool {
+            let count = rest.utf8CodeUnitCount
+            guard end - index >= count else { return false }
+            let matches = rest.withUTF8Buffer { expected in
+                (0..<count).allSatisfy { Self.lowercasedLetter(bytes[index + $0]) == expected[$0] }
             }
-            return true
+            if matches { index += count }
+            return matches
+        }
+
+        /// Whether a letter comes next.
+        var atLetter: Bool { index < end && Self.lowercasedLetter(bytes[index]) != nil }
+
+        private static func lowercasedLetter(_ byte: UInt8) -> UInt8? {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): byte
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): byte + 32
+            default: nil
+            }
         }
 
         /// `HH:MM:SS` as seconds into the day (a leap second included).
@@ -141,40 +194,37 @@ enum HTTPDate {
         var scanner = Scanner(bytes: bytes, index: start, end: end)
         let space = UInt8(ascii: " ")
         let year: Int, month: Int, day: Int, time: Int
-        if scanner.name(in: longDayNames) != nil {
+        guard let dayName = scanner.threeLetters().flatMap(weekday(of:)) else { return nil }
+        if scanner.atLetter {
             // RFC 850: Sunday, 06-Nov-94 08:49:37 GMT
-            guard scanner.expect(UInt8(ascii: ",")), scanner.expect(space), let parsedDay = scanner.digits(2),
-                  scanner.expect(UInt8(ascii: "-")), let parsedMonth = scanner.name(in: monthNames),
-                  scanner.expect(UInt8(ascii: "-")), let twoDigitYear = scanner.digits(2), scanner.expect(space),
-                  let parsedTime = scanner.timeOfDay(), scanner.expect(space), scanner.name(in: ["GMT"]) != nil,
-                  scanner.atEnd else { return nil }
+            guard scanner.expectLetters(longDayNameEndings[dayName]), scanner.expect(UInt8(ascii: ",")), scanner.expect(space),
+                  let parsedDay = scanner.digits(2), scanner.expect(UInt8(ascii: "-")),
+                  let parsedMonth = scanner.threeLetters().flatMap(month(of:)), scanner.expect(UInt8(ascii: "-")),
+                  let twoDigitYear = scanner.digits(2), scanner.expect(space), let parsedTime = scanner.timeOfDay(),
+                  scanner.expect(space), scanner.threeLetters() == gmt, scanner.atEnd else { return nil }
             year = fullYear(twoDigitYear, now: now)
             (month, day, time) = (parsedMonth + 1, parsedDay, parsedTime)
-        } else if scanner.name(in: shortDayNames) != nil {
-            if scanner.expect(UInt8(ascii: ",")) {
-                // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
-                guard scanner.expect(space), let parsedDay = scanner.digits(2), scanner.expect(space),
-                      let parsedMonth = scanner.name(in: monthNames), scanner.expect(space),
-                      let parsedYear = scanner.digits(4), scanner.expect(space), let parsedTime = scanner.timeOfDay(),
-                      scanner.expect(space), scanner.name(in: ["GMT"]) != nil, scanner.atEnd else { return nil }
-                (year, month, day, time) = (parsedYear, parsedMonth + 1, parsedDay, parsedTime)
-            } else {
-                // asctime: Sun Nov  6 08:49:37 1994
-                guard scanner.expect(space), let parsedMonth = scanner.name(in: monthNames), scanner.expect(space) else {
-                    return nil
-                }
-                let parsedDay: Int?
-                if scanner.expect(space) {
-                    parsedDay = scanner.digits(1)
-                } else {
-                    parsedDay = scanner.digits(2)
-                }
-                guard let parsedDay, scanner.expect(space), let parsedTime = scanner.timeOfDay(), scanner.expect(space),
-                      let parsedYear = scanner.digits(4), scanner.atEnd else { return nil }
-                (year, month, day, time) = (parsedYear, parsedMonth + 1, parsedDay, parsedTime)
-            }
+        } else if scanner.expect(UInt8(ascii: ",")) {
+            // IMF-fixdate: Sun, 06 Nov 1994 08:49:37 GMT
+            guard scanner.expect(space), let parsedDay = scanner.digits(2), scanner.expect(space),
+                  let parsedMonth = scanner.threeLetters().flatMap(month(of:)), scanner.expect(space),
+                  let parsedYear = scanner.digits(4), scanner.expect(space), let parsedTime = scanner.timeOfDay(),
+                  scanner.expect(space), scanner.threeLetters() == gmt, scanner.atEnd else { return nil }
+            (year, month, day, time) = (parsedYear, parsedMonth + 1, parsedDay, parsedTime)
         } else {
-            return nil
+            // asctime: Sun Nov  6 08:49:37 1994
+            guard scanner.expect(space), let parsedMonth = scanner.threeLetters().flatMap(month(of:)), scanner.expect(space) else {
+                return nil
+            }
+            let parsedDay: Int?
+            if scanner.expect(space) {
+                parsedDay = scanner.digits(1)
+            } else {
+                parsedDay = scanner.digits(2)
+            }
+            guard let parsedDay, scanner.expect(space), let parsedTime = scanner.timeOfDay(), scanner.expect(space),
+                  let parsedYear = scanner.digits(4), scanner.atEnd else { return nil }
+            (year, month, day, time) = (parsedYear, parsedMonth + 1, parsedDay, parsedTime)
         }
         guard day >= 1, day <= daysIn(month: month, year: year) else { return nil }
         return daysSince1970(year: year, month: month, day: day) * 86_400 + Int64(time)

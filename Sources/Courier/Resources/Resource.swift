@@ -103,9 +103,8 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
-        observation.access(.value)
+        observation.access(.value)   // and the error, under the same name
         observation.access(.isLoading)
-        observation.access(.error)
         return storage.withLock { $0.state.phase }
     }
 
@@ -278,7 +277,7 @@ public final class Resource<R: Request>: Observable, Sendable {
             let stored = StoredResponse(url: "", statusCode: head.status, headers: headers, body: Data(), requestTime: now,
                                         responseTime: now, secondaryKey: [], credentialKey: nil)
             let limit = queue.configuration.cache?.heuristicFreshnessLimit ?? ResponseCache.defaultHeuristicFreshnessLimit
-            let http = Freshness(of: stored, now: now, heuristicLimit: limit)
+            let http = Freshness(of: stored, now: now, heuristicLimit: limit, directives: directives)
             storedUntil = now + max(0, http.lifetime - http.age)
         }
         return .init(until: options.staleAfter.map { now + $0.seconds } ?? storedUntil, storedUntil: storedUntil)
@@ -339,13 +338,9 @@ private struct Changed<Value: Sendable> {
         func tell(_ property: ResourceObservation.Property) {
             if before { observation.willSet(property) } else { observation.didSet(property) }
         }
-        if value { tell(.value) }
-        if source { tell(.source) }
-        if head { tell(.head) }
-        if updatedAt { tell(.updatedAt) }
-        if error { tell(.error) }
+        // `.value` stands for everything but `isLoading` (see ResourceObservation.Property).
+        if value || source || head || updatedAt || error || isStale { tell(.value) }
         if isLoading { tell(.isLoading) }
-        if isStale { tell(.isStale) }
     }
 }
 
