@@ -127,10 +127,11 @@ int courier_sqlite_load(const char *name, char *reason, size_t capacity) {
     if (reason == NULL || capacity == 0) { reason = ignored; capacity = sizeof ignored; }
     pthread_mutex_lock(&load_mutex);
     int result = 0;
-    if (!loaded) {
+    // A library named explicitly is always tried (and reported), but published only when none was.
+    if (!loaded || name != NULL) {
         struct courier_sqlite_functions functions;
         result = load(name ? name : COURIER_SQLITE_DEFAULT_LIBRARY, &functions, reason, capacity);
-        if (result == 0) {
+        if (result == 0 && !loaded) {
             sqlite = functions;
             loaded = 1;
         }

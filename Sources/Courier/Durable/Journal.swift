@@ -47,7 +47,12 @@ final class Journal: Sendable {
         } catch let error as JournalError {
             throw error
         } catch let error as SQLiteError {
-            throw JournalError(error, path: path)
+            let journalError = JournalError(error, path: path)
+            // SQLite says only "unable to open" when it cannot create the file or its log in the folder.
+            if journalError.kind == .cannotOpen && !FileManager.default.isWritableFile(atPath: folder.path) {
+                throw JournalError(.readOnly, path: path, detail: "its folder is not writable; \(error)")
+            }
+            throw journalError
         } catch {
             throw JournalError(.failed, path: path, detail: "\(error)")
         }

@@ -21,4 +21,7 @@ struct JournalConfiguration: Sendable, Equatable {
     /// replayed as garbage) in about a fifth of the time (60 ms against 280 ms for 100,000
     /// requests), leaving out only whether indexes agree with their tables.
     var checksIndexesAtOpen = false
+    /// SQLite's limit on the file's pages (`PRAGMA max_page_count`; nil: SQLite's own, terabytes).
+    /// Not a bound of the journal's (those are above): the tests use it to fill the "disk".
+    var maximumPageCount: Int?
 }

@@ -29,6 +29,7 @@ final class JournalStore {
             throw JournalError(.failed, path: path, detail: "SQLite would not use WAL mode here (journal_mode is \(mode))")
         }
         try connection.execute("PRAGMA synchronous=FULL")
+        if let pages = configuration.maximumPageCount { try connection.execute("PRAGMA max_page_count=\(pages)") }
         // Takes the exclusive lock now rather than at the first write.
         try connection.execute("BEGIN EXCLUSIVE; COMMIT")
         let check = try connection.rows(configuration.checksIndexesAtOpen ? "PRAGMA integrity_check" : "PRAGMA quick_check")

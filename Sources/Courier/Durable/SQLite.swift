@@ -26,8 +26,8 @@ enum SQLiteLibrary {
     /// The version of the system's SQLite ("3.40.1"), or why it cannot be used. Loaded once.
     static let availability: Result<String, SQLiteUnavailable> = load(named: nil)
 
-    /// Loads SQLite from `name` (the platform's default when nil); once one load succeeded, later
-    /// ones report that library whatever the name. Tests use a missing name to see the failure.
+    /// Loads SQLite from `name` (the platform's default when nil). The first library loaded is the
+    /// one used; a later name is only tried, to report whether it loads (tests use a missing one).
     static func load(named name: String?) -> Result<String, SQLiteUnavailable> {
         var reason = [CChar](repeating: 0, count: 512)
         let loaded = reason.withUnsafeMutableBufferPointer { buffer in

@@ -64,8 +64,9 @@ enum {
 
 /// Opens the system's SQLite (`name`, or the platform's default when NULL) and looks up every
 /// function below. Returns 0 when SQLite is usable (3.7.15 or later, built thread-safe);
-/// otherwise writes why into `reason` and returns -1. Only the first successful load is kept: later
-/// calls return 0 at once. Safe to call from any thread.
+/// otherwise writes why into `reason` and returns -1. Only the first successful load is used; a
+/// later call with a NULL name returns 0 at once, one with a name tries that library (to report
+/// whether it can be loaded) and keeps the first. Safe to call from any thread.
 int courier_sqlite_load(const char *name, char *reason, size_t capacity);
 
 /// SQLite's version, as "3.40.1"; only after a successful load.

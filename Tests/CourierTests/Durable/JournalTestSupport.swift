@@ -43,7 +43,7 @@ class JournalTestCase: XCTestCase {
     }
 
     /// A request with every field set: a lane, ordered header fields (one name twice), a body.
-    func sampleRequest(_ index: Int, lane: String? = "document-1", body: JournalBody? = nil) -> JournalRequest {
+    static func sampleRequest(_ index: Int, lane: String? = "document-1", body: JournalBody? = nil) -> JournalRequest {
         JournalRequest(lane: lane, method: "POST", url: URL(string: "https://api.example.com/messages/\(index)?q=%C3%A9")!,
                        headerFields: [HTTPField(name: "Content-Type", value: "application/json"),
                                       HTTPField(name: "X-Tag", value: "b"), HTTPField(name: "X-Tag", value: "a ü")],

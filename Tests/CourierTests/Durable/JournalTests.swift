@@ -13,9 +13,9 @@ final class JournalTests: JournalTestCase {
         let source = FileManager.default.temporaryDirectory.appendingPathComponent("courier-journal-body-\(UUID().uuidString)")
         try Data((0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: source)
         defer { try? FileManager.default.removeItem(at: source) }
-        let bytes = try journal!.append(sampleRequest(1), at: date(1_700_000_000_001))
-        let none = try journal!.append(sampleRequest(2, lane: nil, body: JournalBody.none), at: date(1_700_000_000_002))
-        let file = try journal!.append(sampleRequest(3, body: .file(source)), at: date(1_700_000_000_003))
+        let bytes = try journal!.append(Self.sampleRequest(1), at: date(1_700_000_000_001))
+        let none = try journal!.append(Self.sampleRequest(2, lane: nil, body: JournalBody.none), at: date(1_700_000_000_002))
+        let file = try journal!.append(Self.sampleRequest(3, body: .file(source)), at: date(1_700_000_000_003))
         // When it is closed and opened again (after the app deleted its body file)
         journal!.close()
         try FileManager.default.removeItem(at: source)
@@ -24,7 +24,7 @@ final class JournalTests: JournalTestCase {
         let pending = try journal!.pending()
         XCTAssertEqual(pending, [bytes, none, file])
         XCTAssertEqual(pending.map(\.sequence), [1, 2, 3])
-        XCTAssertEqual(pending[0].request, sampleRequest(1))
+        XCTAssertEqual(pending[0].request, Self.sampleRequest(1))
         XCTAssertEqual(pending[1].request.lane, nil)
         XCTAssertEqual(pending[1].request.body, JournalBody.none)
         XCTAssertEqual(pending[0].addedAt, date(1_700_000_000_001))
@@ -45,7 +45,7 @@ final class JournalTests: JournalTestCase {
     func testAttemptsAreCountedAcrossAReopen() throws {
         // Given a pending request
         var journal: Journal? = try openJournal()
-        let entry = try journal!.append(sampleRequest(1), at: date(1_000))
+        let entry = try journal!.append(Self.sampleRequest(1), at: date(1_000))
         // When two attempts are marked and the journal reopened
         try journal!.markAttempt(entry.requestID, nextAttemptAt: date(5_000))
         try journal!.markAttempt(entry.requestID, nextAttemptAt: date(9_000))
@@ -66,8 +66,8 @@ final class JournalTests: JournalTestCase {
     func testARequestHasExactlyOneResultAcrossAReopen() throws {
         // Given two pending requests
         var journal: Journal? = try openJournal()
-        let first = try journal!.append(sampleRequest(1), at: date(1_000))
-        let second = try journal!.append(sampleRequest(2), at: date(1_001))
+        let first = try journal!.append(Self.sampleRequest(1), at: date(1_000))
+        let second = try journal!.append(Self.sampleRequest(2), at: date(1_001))
         let head: HTTPFields = [HTTPField(name: "Content-Type", value: "application/json"), HTTPField(name: "Set-Cookie", value: "a=1")]
         // When one gets a response, then a second result, and the other a failure
         XCTAssertTrue(try journal!.recordResult(first.requestID, .response(status: 201, headerFields: head, body: Data("ok".utf8)),
@@ -102,10 +102,10 @@ final class JournalTests: JournalTestCase {
         let source = FileManager.default.temporaryDirectory.appendingPathComponent("courier-journal-body-\(UUID().uuidString)")
         try Data("file body".utf8).write(to: source)
         defer { try? FileManager.default.removeItem(at: source) }
-        let delivered = try journal.append(sampleRequest(1, body: .file(source)), at: date(0))
-        let deliveredLater = try journal.append(sampleRequest(2), at: date(0))
-        let undelivered = try journal.append(sampleRequest(3), at: date(0))
-        let pending = try journal.append(sampleRequest(4), at: date(0))
+        let delivered = try journal.append(Self.sampleRequest(1, body: .file(source)), at: date(0))
+        let deliveredLater = try journal.append(Self.sampleRequest(2), at: date(0))
+        let undelivered = try journal.append(Self.sampleRequest(3), at: date(0))
+        let pending = try journal.append(Self.sampleRequest(4), at: date(0))
         try journal.recordResult(delivered.requestID, .failure("a"), at: date(1_000))
         try journal.recordResult(deliveredLater.requestID, .failure("b"), at: date(5_000_000))
         try journal.recordResult(undelivered.requestID, .failure("c"), at: date(1_000))
@@ -149,17 +149,17 @@ final class JournalTests: JournalTestCase {
         configuration.maximumPendingRequests = 2
         configuration.maximumBytes = 1_000
         var journal: Journal? = try openJournal(configuration)
-        let first = try journal!.append(sampleRequest(1))
-        let second = try journal!.append(sampleRequest(2))
+        let first = try journal!.append(Self.sampleRequest(1))
+        let second = try journal!.append(Self.sampleRequest(2))
         // When a third is added
-        XCTAssertThrowsError(try journal!.append(sampleRequest(3))) { error in
+        XCTAssertThrowsError(try journal!.append(Self.sampleRequest(3))) { error in
             // Then it is refused as over the bounds
             XCTAssertEqual((error as? JournalError)?.kind, .boundsReached)
             XCTAssertEqual((error as? JournalError)?.detail, "2 requests are pending, the most it holds (maximumPendingRequests)")
         }
         // When one ends, a request too large for the bytes left is refused as well
         try journal!.recordResult(first.requestID, .failure("x"))
-        let large = sampleRequest(4, body: .bytes(Data(repeating: 1, count: 800)))
+        let large = Self.sampleRequest(4, body: .bytes(Data(repeating: 1, count: 800)))
         XCTAssertThrowsError(try journal!.append(large)) { error in
             XCTAssertEqual((error as? JournalError)?.kind, .boundsReached)
         }
@@ -173,6 +173,6 @@ final class JournalTests: JournalTestCase {
         // And a purge of the delivered result makes room again
         try journal!.markDelivered(first.requestID)
         try journal!.purge()
-        XCTAssertNoThrow(try journal!.append(sampleRequest(5)))
+        XCTAssertNoThrow(try journal!.append(Self.sampleRequest(5)))
     }
 }
