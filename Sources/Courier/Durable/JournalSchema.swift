@@ -4,6 +4,8 @@ import Foundation
 /// A later Courier that changes them adds a migration from each earlier version here.
 enum JournalSchema {
     static let version = 1
+    /// `PRAGMA application_id`, which marks the file as a Courier journal ("CRJ1").
+    static let applicationID: Int64 = 0x4352_4A31
 
     /// Times are milliseconds since 1970; `size` is what a row counts against the byte bound;
     /// `checksum` covers the columns that never change (`JournalChecksum`).
@@ -38,14 +40,22 @@ enum JournalSchema {
             size INTEGER NOT NULL,
             checksum INTEGER NOT NULL
         );
+        PRAGMA application_id = 1129466417;
         PRAGMA user_version = 1;
         """
 
-    /// Creates the tables in a new file, or checks that an existing one has this schema.
+    /// Creates the tables in a new file, or checks that an existing one is a journal of this schema.
     static func prepare(_ connection: SQLiteConnection, path: String) throws {
-        let rows = try connection.rows("PRAGMA user_version")
-        guard case .integer(let found)? = rows.first?.first else {
-            throw JournalError(.corrupt, path: path, detail: "PRAGMA user_version returned \(rows)")
+        // (Three statements: the pragma functions that could read them in one need SQLite 3.16.)
+        let rows = try ["PRAGMA user_version", "PRAGMA application_id", "SELECT count(*) FROM sqlite_master"]
+            .map { try connection.rows($0).first?.first }
+        guard case .integer(let found)? = rows[0], case .integer(let application)? = rows[1],
+              case .integer(let objects)? = rows[2] else {
+            throw JournalError(.corrupt, path: path, detail: "its schema version reads as \(rows)")
+        }
+        // Another program's database is not taken for a damaged journal, nor written to.
+        if application != applicationID && (application != 0 || objects != 0) {
+            throw JournalError(.corrupt, path: path, detail: "an SQLite database of another program (application_id \(application), \(objects) tables and indexes)")
         }
         switch Int(found) {
         case 0:

@@ -97,6 +97,38 @@ final class JournalRecoveryTests: JournalTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: databasePath)), text)
     }
 
+    func testAnotherProgramsDatabaseIsNotTakenForAJournal() throws {
+        // Given another program's SQLite database where the journal's file should be
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let other = try SQLiteConnection(path: databasePath, flags: [.readWrite, .create], busyTimeout: .zero)
+        try other.execute("CREATE TABLE notes (text); INSERT INTO notes VALUES ('keep me')")
+        other.close()
+        // When the journal is opened
+        let error = openingError()
+        // Then it fails as not a journal, and the database is unchanged
+        XCTAssertEqual(error?.kind, .corrupt)
+        XCTAssertEqual(error?.detail, "an SQLite database of another program (application_id 0, 1 tables and indexes)")
+        let reopened = try SQLiteConnection(path: databasePath, flags: [.readOnly], busyTimeout: .zero)
+        XCTAssertEqual(try reopened.rows("SELECT text FROM notes"), [[.text("keep me")]])
+        XCTAssertEqual(try reopened.rows("PRAGMA user_version"), [[.integer(0)]])
+    }
+
+    func testAJournalOfANewerSchemaIsNotRead() throws {
+        // Given a journal whose schema version is 2
+        var journal: Journal? = try openJournal()
+        _ = try journal!.append(Self.sampleRequest(1))
+        journal!.close()
+        journal = nil
+        let connection = try SQLiteConnection(path: databasePath, flags: [.readWrite], busyTimeout: .zero)
+        try connection.execute("PRAGMA user_version = 2")
+        connection.close()
+        // When it is opened
+        let error = openingError()
+        // Then it fails, naming the version
+        XCTAssertEqual(error?.kind, .newerSchema(2))
+        XCTAssertEqual(error?.detail, "this Courier reads version 1")
+    }
+
     // MARK: Bad disks
 
     /// Makes `folder` read-only: by its mode, or (for root, whom modes do not stop) by the
