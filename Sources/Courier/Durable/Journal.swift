@@ -123,8 +123,9 @@ final class Journal: Sendable {
             return (copy, size)
         } catch {
             try? FileManager.default.removeItem(at: copy)
-            throw JournalError(Self.fileSystemKind(error), path: path,
-                               detail: "cannot copy the body file \(original.path): \(Self.describe(error))")
+            // The app's file missing is not a fault of the journal's folder.
+            let kind = FileManager.default.isReadableFile(atPath: original.path) ? Self.fileSystemKind(error) : .failed
+            throw JournalError(kind, path: path, detail: "cannot copy the body file \(original.path): \(Self.describe(error))")
         }
     }
 

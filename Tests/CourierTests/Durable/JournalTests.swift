@@ -42,6 +42,21 @@ final class JournalTests: JournalTestCase {
         XCTAssertNil(try journal!.entry("no-such-id"))
     }
 
+    func testAMissingBodyFileIsRefusedAndNothingIsKept() throws {
+        // Given a journal and a body file that does not exist
+        let journal = try openJournal()
+        let missing = folder.appendingPathComponent("no-such-body")
+        // When a request with it is added
+        XCTAssertThrowsError(try journal.append(Self.sampleRequest(1, body: .file(missing)))) { error in
+            // Then it is refused, naming the file
+            XCTAssertEqual((error as? JournalError)?.kind, .failed)
+            XCTAssertEqual((error as? JournalError)?.detail.hasPrefix("cannot copy the body file \(missing.path): "), true, "\(error)")
+        }
+        // And nothing was journaled or copied
+        XCTAssertEqual(try journal.pending(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("bodies").path), [])
+    }
+
     func testAttemptsAreCountedAcrossAReopen() throws {
         // Given a pending request
         var journal: Journal? = try openJournal()
