@@ -9,9 +9,11 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
-        .target(name: "Courier", dependencies: ["CourierCurl"]),
+        .target(name: "Courier", dependencies: ["CourierCurl", "CourierSQLite"]),
         // libcurl loaded at run time with declarations of Courier's own: no curl headers needed to build.
         .target(name: "CourierCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // SQLite (the durable journal) loaded at run time the same way: no sqlite3.h needed to build.
+        .target(name: "CourierSQLite", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .executableTarget(
             name: "CourierExample",
             dependencies: ["Courier"],

@@ -8,20 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-header_dir=""
-for dir in /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu; do
-    [ -f "$dir/curl/curl.h" ] && header_dir=$dir && break
-done
-if [ -z "$header_dir" ]; then
-    echo "==> Installing libcurl4-openssl-dev for the curl declaration check"
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq >/dev/null
-    apt-get install -y -qq libcurl4-openssl-dev >/dev/null
-    for dir in /usr/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu; do
-        [ -f "$dir/curl/curl.h" ] && header_dir=$dir && break
-    done
-fi
-[ -n "$header_dir" ] || { echo "curl/curl.h not found after installing libcurl4-openssl-dev" >&2; exit 1; }
+source Scripts/declarations.sh
+header_dir=$(find_header curl/curl.h libcurl4-openssl-dev)
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -31,10 +19,7 @@ header=Sources/CourierCurl/include/CourierCurl.h
     echo '#include <curl/curl.h>'
     echo "#include \"$PWD/$header\""
     # Every COURIER_X constant must equal X.
-    grep -oE '^\s*COURIER_[A-Za-z0-9_]+' "$header" | tr -d ' ' | sort -u | while read -r name; do
-        real=${name#COURIER_}
-        echo "_Static_assert((long)$name == (long)$real, \"$name differs from $real\");"
-    done
+    constant_checks "$header"
     cat <<'C'
 /* CourierCurlABI.h with curl's real types: every real function must fit its pointer type. */
 #define COURIER_ABI_EASY CURL
@@ -104,12 +89,6 @@ int main(void) { return 0; }
 C
 } >"$work/check.c"
 
-cc=${CC:-$(command -v clang || command -v cc)}
-if ! "$cc" -std=c11 -Werror=incompatible-pointer-types -Werror=incompatible-function-pointer-types \
-        -fsyntax-only -I"$header_dir" "$work/check.c" 2>"$work/errors"; then
-    echo "Courier's libcurl declarations do not match <curl/curl.h>:" >&2
-    cat "$work/errors" >&2
-    exit 1
-fi
+compile_check libcurl "$work/check.c" "$header_dir"
 count=$(grep -c '_Static_assert' "$work/check.c")
 echo "==> Courier's libcurl declarations match $header_dir/curl/curl.h ($count static checks and 24 prototypes)"

@@ -9,6 +9,7 @@
 #   build        on Linux, `swift build --build-tests` with libcurl's headers hidden (building
 #                needs nothing but the toolchain)
 #   check-curl   Courier's libcurl declarations against the real headers (Scripts/check-curl.sh)
+#   check-sqlite Courier's SQLite declarations against the real header (Scripts/check-sqlite.sh)
 #   curl         `swift test`, the network tests through the curl transport
 #   urlsession   the network tests again through URLSession
 #   tour         the example program against httpbin and the SSE server, start to exit
@@ -69,18 +70,23 @@ tour() {
 }
 
 if [ "$(uname)" = Linux ]; then
-    # The build the tests then use is made with libcurl's headers hidden (they may be installed:
-    # the check below installs them). Nothing links -lcurl; Courier opens libcurl.so.4 at run time.
+    # The build the tests then use is made with libcurl's and SQLite's headers hidden (they may be
+    # installed: the checks below install them). Nothing links -lcurl or -lsqlite3; Courier opens
+    # libcurl.so.4 and libsqlite3.so.0 at run time.
     if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
         stage build unshare -m bash -c 'set -e
             for dir in /usr/include/curl /usr/include/*-linux-gnu/curl; do
                 if [ -d "$dir" ]; then mount -t tmpfs none "$dir"; fi
+            done
+            for file in /usr/include/sqlite3.h /usr/include/*-linux-gnu/sqlite3.h; do
+                if [ -f "$file" ]; then mount --bind /dev/null "$file"; fi
             done
             swift build --build-tests'
     else
         stage build swift build --build-tests
     fi
     stage check-curl Scripts/check-curl.sh
+    stage check-sqlite Scripts/check-sqlite.sh
     # The whole suite through the curl transport, then everything that touches the network again
     # through URLSession: parity between the two is tested, not assumed.
     stage curl env COURIER_TEST_TRANSPORT=curl swift test --disable-swift-testing

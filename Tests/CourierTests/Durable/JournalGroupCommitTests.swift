@@ -1,0 +1,115 @@
+import Foundation
+import XCTest
+@testable import Courier
+
+/// Concurrent appends grouped into one transaction: every row present once, fewer transactions
+/// than rows, each caller back only once its row is committed.
+final class JournalGroupCommitTests: JournalTestCase {
+    /// Runs `body(index)` on `count` threads of their own (not a pool: a caller blocked in a commit
+    /// must not keep the others from starting) and waits for all of them, at most 30 seconds.
+    private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            let thread = Thread {
+                body(index)
+                group.leave()
+            }
+            thread.start()
+        }
+        XCTAssertEqual(group.wait(timeout: .now() + 30), .success, "the threads did not finish")
+    }
+
+    func testAppendsWaitingForACommitShareTheNextTransaction() throws {
+        // Given a journal whose first commit waits until the 15 other appends are queued
+        let fifteenQueued = DispatchSemaphore(value: 0)
+        let groups = Locked<[Int]>([])
+        let journal = try openJournal(
+            didQueueAppend: { waiting in if waiting == 15 { fifteenQueued.signal() } },
+            willCommitAppends: { size in
+                if groups.withLock({ $0.append(size); return $0.count }) == 1 {
+                    XCTAssertEqual(fifteenQueued.wait(timeout: .now() + 10), .success)
+                }
+            })
+        // When 16 threads append one request each
+        let entries = Locked<[JournalEntry]>([])
+        onThreads(16) { index in
+            do {
+                let entry = try journal.append(Self.sampleRequest(index))
+                entries.withLock { $0.append(entry) }
+            } catch {
+                XCTFail("append \(index) failed: \(error)")
+            }
+        }
+        // Then two transactions committed them: the first alone, the 15 others together
+        XCTAssertEqual(groups.withLock { $0 }, [1, 15])
+        XCTAssertEqual(journal.appendTransactions, 2)
+        // And every row is present once, as each caller was told
+        let returned = entries.withLock { $0 }.sorted { $0.sequence < $1.sequence }
+        XCTAssertEqual(try journal.pending(), returned)
+        XCTAssertEqual(returned.map(\.sequence), Array(1...16))
+        XCTAssertEqual(Set(returned.map(\.request.url)).count, 16)
+    }
+
+    func testSixteenThreadsAppendingKeepEveryRowOnceInFewerTransactions() throws {
+        // Given a journal
+        var journal: Journal? = try openJournal()
+        // When 16 threads append 25 requests each, as fast as they can
+        let entries = Locked<[JournalEntry]>([])
+        let appending = journal!
+        onThreads(16) { thread in
+            for index in 0..<25 {
+                do {
+                    let entry = try appending.append(Self.sampleRequest(thread * 1000 + index, lane: "lane-\(thread)"))
+                    entries.withLock { $0.append(entry) }
+                } catch {
+                    XCTFail("append \(thread)/\(index) failed: \(error)")
+                }
+            }
+        }
+        // Then fewer transactions than rows committed them
+        let transactions = journal!.appendTransactions
+        XCTAssertLessThan(transactions, 400)
+        XCTAssertGreaterThanOrEqual(transactions, 1)
+        // And after a reopen every row is there once, each lane's rows in the order its thread added them
+        journal!.close()
+        journal = try openJournal()
+        let pending = try journal!.pending()
+        XCTAssertEqual(pending, entries.withLock { $0 }.sorted { $0.sequence < $1.sequence })
+        XCTAssertEqual(pending.count, 400)
+        XCTAssertEqual(Set(pending.map(\.requestID)).count, 400)
+        for thread in 0..<16 {
+            let urls = pending.filter { $0.request.lane == "lane-\(thread)" }.map(\.request.url.path)
+            XCTAssertEqual(urls, (0..<25).map { "/messages/\(thread * 1000 + $0)" })
+        }
+    }
+
+    /// Not a test of behaviour: the figures of durable appends, printed when
+    /// COURIER_JOURNAL_MEASURE=1 (skipped otherwise).
+    func testMeasureAppendThroughputAndLatency() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["COURIER_JOURNAL_MEASURE"] == "1", "set COURIER_JOURNAL_MEASURE=1")
+        for threads in [1, 16] {
+            try? FileManager.default.removeItem(at: folder)
+            let journal = try Journal(folder: folder)
+            defer { journal.close() }
+            let perThread = threads == 1 ? 400 : 100
+            let latencies = Locked<[Double]>([])
+            let start = ContinuousClock.now
+            onThreads(threads) { thread in
+                for index in 0..<perThread {
+                    let began = ContinuousClock.now
+                    _ = try? journal.append(Self.sampleRequest(thread * 1000 + index))
+                    let elapsed = ContinuousClock.now - began
+                    latencies.withLock { $0.append(Double(elapsed.components.attoseconds) / 1e12 + Double(elapsed.components.seconds) * 1e6) }
+                }
+            }
+            let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18
+                + Double((ContinuousClock.now - start).components.seconds)
+            let sorted = latencies.withLock { $0 }.sorted()
+            let count = sorted.count
+            print(String(format: "journal appends, %2d threads: %d appends in %.2f s = %.0f/s; latency µs median %.0f, p99 %.0f; %d transactions",
+                         threads, count, seconds, Double(count) / seconds, sorted[count / 2], sorted[count * 99 / 100],
+                         journal.appendTransactions))
+        }
+    }
+}
