@@ -13,7 +13,8 @@ public func fuzzWebLink(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     let links = WebLink.parse(lines, base: base)
-    let commas = lines.reduce(0) { $0 + $1.filter { $0 == "," }.count }
+    // As scalars too: a comma after a prepended mark (U+0604) is one Character with it.
+    let commas = lines.reduce(0) { $0 + $1.unicodeScalars.filter { $0 == "," }.count }
     precondition(links.count <= commas + lines.count, "\(links.count) links from \(lines.count) fields")
     for link in links {
         precondition(link.target.scheme != nil, "a relative target: \(link.target)")
