@@ -25,8 +25,9 @@ private struct ItemRequest: Request {
 }
 
 /// `count` loads of `resource` one after another on its context, as a screen would make them:
-/// each started on the context, its end seen there by an observer (`withObservationTracking`),
-/// which starts the next. Each one's time from `load()` until the observer saw it end.
+/// each started on the context, its end seen there by an observer (`withObservationTracking` of
+/// what a screen reads: the phase, the value's time, whether it loads), which starts the next.
+/// Each one's time from `load()` until the observer saw it end: a new value, not loading.
 private func resourceRound<R: Request>(_ resource: Resource<R>, on context: DispatchQueue, count: Int) -> LatencyRound {
     blockingAwait {
         await withCheckedContinuation { (continuation: CheckedContinuation<LatencyRound, Never>) in
@@ -34,11 +35,16 @@ private func resourceRound<R: Request>(_ resource: Resource<R>, on context: Disp
             @Sendable func next(_ remaining: Int) {
                 guard remaining > 0 else { return continuation.resume(returning: round.value) }
                 let start = now()
+                let shown = resource.updatedAt
                 @Sendable func track() {
-                    withObservationTracking { _ = resource.isLoading } onChange: {
-                        // Told before the change: look once it is over.
+                    withObservationTracking {
+                        _ = resource.phase
+                        _ = resource.updatedAt
+                        _ = resource.isLoading
+                    } onChange: {
+                        // Told of the change: look once it is over.
                         context.async {
-                            guard !resource.isLoading else { return track() }
+                            guard !resource.isLoading, resource.updatedAt != shown || resource.error != nil else { return track() }
                             if let error = resource.error { round.value.failed("\(error)") } else { round.value.times.append(now() - start) }
                             next(remaining - 1)
                         }
@@ -81,7 +87,7 @@ func resourceFigure(_ bench: Bench) -> [Row] {
         Row(figure: figure, variant: "time to the result: \(observed)", unit: "µs", courier: results[observed],
             baselineName: send, baseline: results[send], target: .ratioAtMost(1.2), errors: tally.errors,
             note: "value per round: the median load, from load() on the resource's queue until an observer there "
-                + "(withObservationTracking) sees isLoading end, which starts the next; send: one task awaiting each"
+                + "(withObservationTracking of the phase, the value's time and isLoading) sees a new value, not loading, and starts the next; a load the cache answers at once is one change; send: one task awaiting each"
                 + tally.errorNote),
     ]
 

@@ -236,15 +236,21 @@ private final class CacheTask: TransportTask {
     /// The current age of `stored` in whole seconds, rounded down, as an `Age` field writes it
     /// (RFC 9111 §5.1); at most 2^31.
     private func currentAge(of stored: StoredResponse) -> Int {
-        let age = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age
-        return Int(min(max(0, age), 2_147_483_648).rounded(.down))
+        Self.ageField(Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age)
+    }
+
+    private static func ageField(_ age: Double) -> Int {
+        Int(min(max(0, age), 2_147_483_648).rounded(.down))
     }
 
     private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        let head = layer.head(of: stored, for: url, age: currentAge(of: stored))
+        let current = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit)
+        let head = layer.head(of: stored, for: url, age: Self.ageField(current.age))
         var response = TransportResponse(head: head, body: stored.body)
         response.source = .cache(freshness)
+        // Fresh (so no `no-cache`, which needs validation first): how long it stays so.
+        if freshness == .fresh { response.freshFor = max(0, current.lifetime - current.age) }
         return response
     }
 

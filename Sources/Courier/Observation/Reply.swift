@@ -38,6 +38,8 @@ struct MadeValue: Sendable {
     let value: any Sendable
     let head: ResponseHead
     var metrics: RequestMetrics?
+    /// ``TransportResponse/freshFor``: how long a fresh answer of the cache stays fresh.
+    var freshFor: Double?
 }
 
 /// ``Reply`` seen from code that does not know its `Value`.

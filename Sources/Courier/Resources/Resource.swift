@@ -38,25 +38,15 @@ public final class Resource<R: Request>: Observable, Sendable {
     private let queue: RequestQueue
     private let observation = ResourceObservation()
     /// One lock for all of it: thousands of resources may live at once (a lock is an allocation).
-    private let storage: Locked<Storage>
+    private let storage: Locked<ResourceStorage>
     private let registration: ResourceRegistry.Registration?
-
-    private struct Storage {
-        var state: ResourceState<Value>
-        /// Whether a change is being made (a call made from an observer then waits for it to end).
-        var changing = false
-        var timer: ResourceClock.Timer?
-        /// The callers waiting for the load to end.
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Result<Value, RequestError>, Never>] = [:]
-    }
 
     init(request: R, options: ResourceOptions, queue: RequestQueue, registration: ResourceRegistry.Registration?) {
         self.request = request
         self.options = options
         self.queue = queue
         self.registration = registration
-        storage = Locked(Storage(state: ResourceState(retry: options.retry)))
+        storage = Locked(ResourceStorage(state: ResourceState(retry: options.retry)))
         options.updatesOn.mark()
     }
 
@@ -71,7 +61,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     // MARK: - What it shows
 
     /// The last value loaded, or `nil` before the first. A failure later keeps it.
-    public var value: Value? { read(.value) { $0.value } }
+    public var value: Value? { read(.value) { $0.value as? Value } }
 
     /// Where ``value`` came from: the network, or the queue's cache and how; `nil` without a value.
     public var source: ResponseSource? { read(.source) { $0.source } }
@@ -105,7 +95,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     public var phase: ResourcePhase<Value> {
         observation.access(.value)   // and the error, under the same name
         observation.access(.isLoading)
-        return storage.withLock { $0.state.phase }
+        return storage.withLock { $0.state.phase(as: Value.self) }
     }
 
     // MARK: - What it does
@@ -171,15 +161,15 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     // MARK: - Changes
 
-    private func read<T>(_ property: ResourceObservation.Property, _ get: (ResourceState<Value>) -> T) -> T {
+    private func read<T>(_ property: ResourceObservation.Property, _ get: (ResourceState) -> T) -> T {
         observation.access(property)
         return storage.withLock { get($0.state) }
     }
 
     /// Applies an event on the context: at once when the caller is there (and no change is
     /// under way), otherwise later there.
-    private func change(then: (@Sendable (ResourceState<Value>) -> Void)? = nil,
-                        _ event: @escaping @Sendable (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect]) {
+    private func change(then: (@Sendable (ResourceState) -> Void)? = nil,
+                        _ event: @escaping @Sendable (inout ResourceState, Double) -> [ResourceState.Effect]) {
         let context = options.updatesOn
         if context.isCurrent, !storage.withLock({ $0.changing }) {
             apply(event, then: then)
@@ -188,26 +178,38 @@ public final class Resource<R: Request>: Observable, Sendable {
         }
     }
 
-    /// Runs on the context only, one at a time: the event's new state is published with
-    /// `willSet` before and `didSet` after it, as `@Observable` properties are (through
-    /// ``ResourceObservation``), then its effects run.
-    private func apply(_ event: (inout ResourceState<Value>, Double) -> [ResourceState<Value>.Effect],
-                       then: ((ResourceState<Value>) -> Void)?) {
-        storage.withLock { $0.changing = true }
-        defer { storage.withLock { $0.changing = false } }
+    /// Runs on the context only, one at a time: the event changes the state, its effects run
+    /// (an answer that comes while they do, as a fresh hit in memory does, changes the state
+    /// too), then observers are told, once: `willSet` and `didSet` of what changed, as for
+    /// `@Observable` properties (through ``ResourceObservation``). A load the cache answers at
+    /// once is one change, from one value to the next, and never shows as loading.
+    private func apply(_ event: (inout ResourceState, Double) -> [ResourceState.Effect],
+                       then: ((ResourceState) -> Void)?) {
         let now = options.clock.now()
-        let old = storage.withLock { $0.state }
-        var new = old
-        let effects = event(&new, now)
+        let (old, effects) = storage.withLock { storage in
+            storage.changing = true
+            storage.effectsThread = pthread_self()
+            let old = storage.state
+            return (old, event(&storage.state, now))
+        }
+        for effect in effects { run(effect, now: now) }
+        let new = storage.withLock { storage in
+            storage.effectsThread = nil
+            return storage.state
+        }
         let changed = Changed(old, new)
         changed.notify(observation, before: true)
-        storage.withLock { $0.state = new }
         changed.notify(observation, before: false)
-        for effect in effects { run(effect, now: now) }
-        then?(storage.withLock { $0.state })
+        let afterChange = storage.withLock { storage in
+            storage.changing = false
+            defer { storage.afterChange = [] }
+            return storage.afterChange
+        }
+        for work in afterChange { options.updatesOn.async(work) }
+        then?(new)
     }
 
-    private func run(_ effect: ResourceState<Value>.Effect, now: Double) {
+    private func run(_ effect: ResourceState.Effect, now: Double) {
         switch effect {
         case .send(let token, let policy):
             send(token: token, policy: policy)
@@ -236,36 +238,63 @@ public final class Resource<R: Request>: Observable, Sendable {
         if mustStart { queue.runClaimedStartLoopHere() }
     }
 
-    /// An update of the load `token`, on any thread; always applied later, on the context.
+    /// An update of the load `token`, on any thread; applied on the context: in the change that
+    /// sent the request when it comes while that change runs (the cache answered at once),
+    /// otherwise later.
     private func received(_ update: AnyUpdate, token: Int) {
-        let outcome: Result<ResourceState<Value>.Arrival, RequestError>
+        let outcome: Result<ResourceState.Arrival, RequestError>
         switch update.result {
         case .success(let made as MadeValue):
-            guard let value = made.value as? Value else { return }
-            outcome = .success(.init(value: value, source: update.source, head: options.keepsHead ? made.head : nil,
-                                     freshness: freshness(of: made.head)))
+            guard made.value is Value else { return }
+            outcome = .success(.init(value: made.value, source: update.source, head: options.keepsHead ? made.head : nil,
+                                     freshness: freshness(of: made)))
         case .success:
             return
         case .failure(let error):
             outcome = .failure(error)
         }
-        options.updatesOn.async {
-            if !update.isFinal, case .success(let arrival) = outcome {
-                self.apply({ $0.showStored(token, arrival, now: $1) }, then: nil)
-                return
+        let event: @Sendable (inout ResourceState, Double) -> [ResourceState.Effect]
+        if update.isFinal {
+            event = { $0.finished(token, with: outcome, now: $1) }
+        } else if case .success(let arrival) = outcome {
+            event = { $0.showStored(token, arrival, now: $1) }
+        } else {
+            return
+        }
+        let ends = update.isFinal
+        if storage.withLock({ $0.isRunningEffectsHere }) {
+            // Answered at once, while this resource's change sends the request: part of that change.
+            let now = options.clock.now()
+            let (ending, effects) = storage.withLock { ($0.state.load?.token == token, event(&$0.state, now)) }
+            for effect in effects { run(effect, now: now) }
+            if ends, ending { resumeWaiters(with: outcome.map(\.value)) }
+        } else {
+            let work: @Sendable () -> Void = {
+                let ending = self.storage.withLock { $0.state.load?.token == token }
+                self.apply(event, then: nil)
+                if ends, ending { self.resumeWaiters(with: outcome.map(\.value)) }
             }
-            guard update.isFinal else { return }
-            let ending = self.storage.withLock { $0.state.load?.token == token }
-            self.apply({ $0.finished(token, with: outcome, now: $1) }, then: nil)
-            if ending { self.resumeWaiters(with: outcome.map(\.value)) }
+            // During a change, after it: its observers, told at its end, see each change in turn.
+            let later = storage.withLock { storage in
+                if storage.changing { storage.afterChange.append(work) }
+                return !storage.changing
+            }
+            if later { options.updatesOn.async(work) }
         }
     }
 
     /// When a value that arrives now stops being fresh: by ``ResourceOptions/staleAfter`` or by
     /// its HTTP freshness (RFC 9111 §4.2, as the cache computes it); `no-cache` and `no-store`
     /// make it stale at once.
-    private func freshness(of head: ResponseHead) -> ResourceState<Value>.Freshness {
+    private func freshness(of made: MadeValue) -> ResourceState.Freshness {
         let now = options.clock.now()
+        let storedUntil = made.freshFor.map { now + $0 } ?? storedFreshness(of: made.head, now: now)
+        return .init(until: options.staleAfter.map { now + $0.seconds } ?? storedUntil, storedUntil: storedUntil)
+    }
+
+    /// Until when the HTTP cache may answer with `head`'s response, computed from its fields:
+    /// for an answer of the network, or of the cache after validation.
+    private func storedFreshness(of head: ResponseHead, now: Double) -> Double {
         // Only the fields freshness reads, not a dictionary of them all (a response may have dozens).
         var headers: [String: String] = [:]
         for name in Self.freshnessFields {
@@ -280,7 +309,7 @@ public final class Resource<R: Request>: Observable, Sendable {
             let http = Freshness(of: stored, now: now, heuristicLimit: limit, directives: directives)
             storedUntil = now + max(0, http.lifetime - http.age)
         }
-        return .init(until: options.staleAfter.map { now + $0.seconds } ?? storedUntil, storedUntil: storedUntil)
+        return storedUntil
     }
 
     /// The fields RFC 9111 §4.2 computes freshness from.
@@ -288,7 +317,14 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     // MARK: - Waiting for a load
 
-    private func waitForLoad(_ kind: ResourceState<Value>.LoadKind) async -> Result<Value, RequestError> {
+    private func waitForLoad(_ kind: ResourceState.LoadKind) async -> Result<Value, RequestError> {
+        await waitForLoadedValue(kind).flatMap { value in
+            // Always a `Value`: the request makes it (see `received`).
+            (value as? Value).map { .success($0) } ?? .failure(.cancelled)
+        }
+    }
+
+    private func waitForLoadedValue(_ kind: ResourceState.LoadKind) async -> Result<any Sendable, RequestError> {
         let key = storage.withLock { storage in defer { storage.nextWaiter += 1 }; return storage.nextWaiter }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -296,7 +332,7 @@ public final class Resource<R: Request>: Observable, Sendable {
                 change(then: { [weak self] state in
                     // Nothing to wait for: the value is fresh.
                     guard state.load == nil else { return }
-                    let result: Result<Value, RequestError> = state.value.map { .success($0) } ?? .failure(state.error ?? .cancelled)
+                    let result: Result<any Sendable, RequestError> = state.value.map { .success($0) } ?? .failure(state.error ?? .cancelled)
                     self?.resume(key, with: result)
                 }) { $0.requestLoad(kind, now: $1) }
             }
@@ -308,11 +344,11 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// Callers waiting for the load to end (tests).
     var waiterCount: Int { storage.withLock { $0.waiters.count } }
 
-    private func resume(_ key: Int, with result: Result<Value, RequestError>) {
+    private func resume(_ key: Int, with result: Result<any Sendable, RequestError>) {
         storage.withLock { $0.waiters.removeValue(forKey: key) }?.resume(returning: result)
     }
 
-    private func resumeWaiters(with result: Result<Value, RequestError>) {
+    private func resumeWaiters(with result: Result<any Sendable, RequestError>) {
         let waiters = storage.withLock { storage in defer { storage.waiters = [:] }; return storage.waiters }
         for waiter in waiters.values { waiter.resume(returning: result) }
     }
@@ -320,11 +356,34 @@ public final class Resource<R: Request>: Observable, Sendable {
 
 extension Resource: AnyResource {}
 
+/// What a ``Resource`` holds under its one lock (thousands may live at once: a lock is an
+/// allocation). Not nested in the generic class, so that it is not generic itself.
+private struct ResourceStorage {
+    var state: ResourceState
+    /// Whether a change is being made (a call made from an observer then waits for it to end).
+    var changing = false
+    /// The thread of the change running its effects, whose answers may come at once on it (a
+    /// fresh hit in memory): they are then part of the change. A thread, not the context: the
+    /// queue's start loop runs inside a block of its own start queue, where the context's
+    /// queue-specific marker does not show.
+    var effectsThread: pthread_t?
+
+    var isRunningEffectsHere: Bool {
+        effectsThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    }
+    /// Updates that came during a change from elsewhere, applied after it (in order).
+    var afterChange: [@Sendable () -> Void] = []
+    var timer: ResourceClock.Timer?
+    /// The callers waiting for the load to end.
+    var nextWaiter = 0
+    var waiters: [Int: CheckedContinuation<Result<any Sendable, RequestError>, Never>] = [:]
+}
+
 /// The published properties an event changed, told to the registrar before and after.
-private struct Changed<Value: Sendable> {
+private struct Changed {
     let value, source, head, updatedAt, error, isLoading, isStale: Bool
 
-    init(_ old: ResourceState<Value>, _ new: ResourceState<Value>) {
+    init(_ old: ResourceState, _ new: ResourceState) {
         value = old.valueRevision != new.valueRevision
         source = old.source != new.source
         head = old.head != new.head

@@ -10,9 +10,13 @@
 /// - only a watched resource loads by itself (after invalidation, when its value goes stale, after
 ///   a failure with the retry's backoff) or sets a timer, at most one (`timerAt`);
 /// - updates of a load that is no longer the running one are ignored.
-struct ResourceState<Value: Sendable>: Sendable {
+///
+/// Not generic, on purpose: the value is held as `any Sendable` and cast where a resource reads
+/// it. Generic state in a generic resource is code that looks up its types' metadata at run
+/// time at every use (a third of what an observed load cost beyond a `send`).
+struct ResourceState: Sendable {
     // What the resource shows.
-    private(set) var value: Value?
+    private(set) var value: (any Sendable)?
     private(set) var source: ResponseSource?
     private(set) var head: ResponseHead?
     private(set) var receivedAt: Double?
@@ -77,7 +81,7 @@ struct ResourceState<Value: Sendable>: Sendable {
 
     /// A value that came: where from, with the head of its response, and how long it stays fresh.
     struct Arrival: Sendable {
-        var value: Value
+        var value: any Sendable
         var source: ResponseSource?
         var head: ResponseHead?
         var freshness: Freshness
@@ -91,8 +95,10 @@ struct ResourceState<Value: Sendable>: Sendable {
         case clearTimer
     }
 
-    var phase: ResourcePhase<Value> {
-        if let value { return .loaded(value) }
+    /// The phase, with the value as the resource's type (which it always is: a resource's
+    /// request makes it).
+    func phase<Value>(as type: Value.Type) -> ResourcePhase<Value> {
+        if let value = value as? Value { return .loaded(value) }
         if isLoading { return .loading }
         if let error { return .failed(error) }
         return .idle

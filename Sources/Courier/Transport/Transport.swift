@@ -145,6 +145,11 @@ public struct TransportResponse: Sendable {
     /// Where the response came from: the network unless the queue's cache answered.
     var source = ResponseSource.network
 
+    /// How many more seconds the response stays fresh (RFC 9111 §4.2), when the queue's cache
+    /// answered with a fresh stored one and so has computed it: an observable resource takes it
+    /// rather than reading the same fields again. `nil` otherwise.
+    var freshFor: Double?
+
     /// The HTTP and TLS versions it arrived in, when the transport reports them (the curl
     /// transport does); for ``RequestMetrics``.
     var negotiated: NegotiatedVersions?

@@ -19,12 +19,17 @@ final class ResourceTests: XCTestCase {
         return options
     }
 
-    /// A queue with a cache on the test's clock (or none), answering from `transport`.
-    private func queue(_ transport: StubTransport, cached: Bool = true) -> RequestQueue {
+    /// A cache in memory on the test's clock.
+    private func memoryCache() -> ResponseCache {
+        ResponseCache(memory: MemoryStore(capacity: 1 << 20), disk: nil, directory: nil, heuristicFreshnessLimit: 86_400,
+                      clock: { [clock] in clock.now })
+    }
+
+    /// A queue with a cache (`shared`, or one of its own, or none), answering from `transport`.
+    private func queue(_ transport: StubTransport, cached: Bool = true, shared: ResponseCache? = nil) -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
-        configuration.cache = cached ? ResponseCache(memory: MemoryStore(capacity: 1 << 20), disk: nil, directory: nil,
-                                                     heuristicFreshnessLimit: 86_400, clock: { [clock] in clock.now }) : nil
+        configuration.cache = cached ? shared ?? memoryCache() : nil
         return RequestQueue(configuration: configuration, delegate: nil, baseURL: URL(string: "https://api.example.com"),
                             transport: transport)
     }
@@ -59,18 +64,19 @@ final class ResourceTests: XCTestCase {
 
     func testAStoredValueShowsAtOnceThenTheFreshOne() {
         // Given a stored v1 that has gone stale, and an origin now at v2 that answers when the test says
-        let holds = Locked(false)
-        let transport = StubTransport { _ in
-            holds.withLock { $0 } ? .hold
-                : .status(200, headers: ["Cache-Control": "max-age=60", "Date": CacheRuleFixtures.date(0)], body: Data("v1".utf8))
+        // (stored through a queue and origin of their own, so that the resource's queue is idle: a
+        // load on an idle queue is answered by the cache on the context, at once, in the change
+        // that starts it)
+        let primer = StubTransport { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60", "Date": CacheRuleFixtures.date(0)], body: Data("v1".utf8))
         }
-        let queue = queue(transport)
-        XCTAssertEqual(try queue.sendAndWait(CachedRequest(path: "/feed")).text, "v1")
+        let transport = StubTransport { _ in .hold }
+        let cache = memoryCache()
+        XCTAssertEqual(try queue(primer, shared: cache).sendAndWait(CachedRequest(path: "/feed")).text, "v1")
         clock.advance(61)
-        holds.withLock { $0 = true }
 
         // When a new resource loads it, and the origin's answer comes once the stored one shows
-        let resource = queue.resource(CachedRequest(path: "/feed"), options: options)
+        let resource = queue(transport, shared: cache).resource(CachedRequest(path: "/feed"), options: options)
         let recorder = ResourceRecorder(resource, on: context)
         resource.load()
         XCTAssertTrue(recorder.wait(for: "loaded v1 cache (stale) stale loading"))
@@ -79,9 +85,36 @@ final class ResourceTests: XCTestCase {
         transport.releaseOldest(with: .status(200, headers: ["Cache-Control": "max-age=60", "Date": CacheRuleFixtures.date(61)],
                                               body: Data("v2".utf8)))
 
-        // Then it showed the stored v1, stale, while loading, then v2 from the network
+        // Then it showed the stored v1 at once (one change: never loading without it), stale, while
+        // loading, then v2 from the network
         XCTAssertTrue(recorder.wait(for: "loaded v2 network"))
-        XCTAssertEqual(recorder.all, ["idle - -", "loading - - loading", "loaded v1 cache (stale) stale loading", "loaded v2 network"])
+        XCTAssertEqual(recorder.all, ["idle - -", "loaded v1 cache (stale) stale loading", "loaded v2 network"])
+    }
+
+    func testALoadTheCacheAnswersAtOnceIsOneChangeAndTakesTheCachesFreshness() throws {
+        // Given a response the cache holds, fresh for 60 s, of which 40 s have passed
+        let transport = StubTransport { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("v2".utf8)) }
+        // (stored through a queue and origin of their own: the resource's queue is idle, as above)
+        let primer = StubTransport { _ in .status(200, headers: ["Cache-Control": "max-age=60"], body: Data("v1".utf8)) }
+        let cache = memoryCache()
+        XCTAssertEqual(try queue(primer, shared: cache).sendAndWait(CachedRequest(path: "/feed")).text, "v1")
+        clock.advance(40)
+
+        // When a new resource loads it
+        let resource = queue(transport, shared: cache).resource(CachedRequest(path: "/feed"), options: options)
+        let recorder = ResourceRecorder(resource, on: context)
+        resource.load()
+
+        // Then it went from nothing to the stored value in one change, never loading, and asked no origin
+        XCTAssertTrue(recorder.wait(for: "loaded v1 cache (fresh)"))
+        onContext {}
+        XCTAssertEqual(recorder.all, ["idle - -", "loaded v1 cache (fresh)"])
+        XCTAssertEqual(transport.started.count, 0)
+        // And it stays fresh for the 20 s the cache still counts, not the response's whole 60
+        resourceClock.advance(19)
+        XCTAssertFalse(resource.isStale)
+        resourceClock.advance(2)
+        XCTAssertTrue(resource.isStale)
     }
 
     func testAFailureKeepsTheLastValueBesideTheError() {
@@ -146,9 +179,12 @@ final class ResourceTests: XCTestCase {
 
     func testAWriteThroughTheQueueMakesTheResourceOfItsURLStaleAndAWatchedOneLoadsAgain() async throws {
         // Given a watched resource of /posts/7, fresh for an hour, and one of /posts/8
+        // (answered at once, until the test holds its GETs)
         let version = Locked(1)
+        let holdsGets = Locked(false)
         let transport = StubTransport { request in
             if request.httpMethod == "PUT" { version.withLock { $0 += 1 }; return .status(204) }
+            if holdsGets.withLock({ $0 }) { return .hold }
             return .status(200, headers: ["Cache-Control": "max-age=3600"], body: Data("v\(version.withLock { $0 })".utf8))
         }
         let queue = queue(transport)
@@ -160,9 +196,12 @@ final class ResourceTests: XCTestCase {
         _ = try await other.fetch()
 
         // When a PUT to /posts/7 succeeds
+        holdsGets.withLock { $0 = true }
         _ = try await queue.send(CachedRequest(path: "/posts/7", method: .put))
 
-        // Then the watched resource loaded v2 at once; the other one is untouched
+        // Then the watched resource loaded again at once, from the origin; the other one is untouched
+        XCTAssertTrue(eventually { transport.heldCount == 1 })
+        transport.releaseOldest(with: .status(200, headers: ["Cache-Control": "max-age=3600"], body: Data("v2".utf8)))
         XCTAssertTrue(recorder.wait(for: "loaded v2 network"))
         XCTAssertEqual(recorder.all, ["idle - -", "loading - - loading", "loaded v1 network", "loaded v1 network stale loading",
                                       "loaded v2 network"])

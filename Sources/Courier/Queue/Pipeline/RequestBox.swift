@@ -82,7 +82,7 @@ struct RequestBox<R: Request>: AnyRequestBox {
             return .failure(.serializationFailed(type: String(reflecting: R.ResponseType.self), underlying: error))
         }
         (response as? any ResponseDelegate)?.responseDidReceive(head)
-        return .success(MadeValue(value: response, head: head))
+        return .success(MadeValue(value: response, head: head, freshFor: transport.freshFor))
     }
 
     /// A rejected body, with its decoded ``Request/ErrorBody`` when the request names one and
