@@ -21,7 +21,7 @@ extension RequestQueue {
         guard !box.preparesSlowly, let prepared = try? box.prepare(with: builder),
               let url = prepared.urlRequest.url.flatMap(CacheKey.make(for:)) else {
             // Not shared: preparing it writes a file, or it fails (as its loads will, with the reason).
-            return Resource(request: request, options: options, queue: self, registration: nil)
+            return Resource(request: request, queue: self, registration: .unshared(options: options))
         }
         var text = "\(prepared.urlRequest.httpMethod ?? "GET") \(url)"
         for field in prepared.urlRequest.allHTTPHeaderFields?.sorted(by: { $0.key < $1.key }) ?? [] {
@@ -29,7 +29,7 @@ extension RequestQueue {
         }
         let key = ResourceRegistry.Key(requestType: ObjectIdentifier(R.self), request: text, options: options)
         return resources.resource(for: key) { registration in
-            Resource(request: request, options: options, queue: self, registration: registration)
+            Resource(request: request, queue: self, registration: registration)
         }
     }
 

@@ -33,20 +33,22 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// The request the resource loads.
     public let request: R
     /// Its options.
-    public let options: ResourceOptions
+    public var options: ResourceOptions { registration.key.options }
 
     private let queue: RequestQueue
     private let observation = ResourceObservation()
     /// One lock for all of it: thousands of resources may live at once (a lock is an allocation).
     private let storage: Locked<ResourceStorage>
-    private let registration: ResourceRegistry.Registration?
+    /// Its entry in the queue's registry, whose key holds the options (once: an app may keep
+    /// thousands of resources).
+    private let registration: ResourceRegistry.Registration
 
-    init(request: R, options: ResourceOptions, queue: RequestQueue, registration: ResourceRegistry.Registration?) {
+    init(request: R, queue: RequestQueue, registration: ResourceRegistry.Registration) {
         self.request = request
-        self.options = options
         self.queue = queue
         self.registration = registration
-        storage = Locked(ResourceStorage(state: ResourceState(retry: options.retry)))
+        let options = registration.key.options
+        storage = Locked(ResourceStorage(state: ResourceState(retry: options.retry)), sharing: LockStripes.lock())
         options.updatesOn.mark()
     }
 
@@ -55,7 +57,7 @@ public final class Resource<R: Request>: Observable, Sendable {
         let (id, timer) = storage.withLock { ($0.state.load?.id, $0.timer) }
         if let id { queue.cancel(id) }
         timer?.cancel()
-        registration?.remove()
+        registration.remove()
     }
 
     // MARK: - What it shows
@@ -265,7 +267,9 @@ public final class Resource<R: Request>: Observable, Sendable {
         if storage.withLock({ $0.isRunningEffectsHere }) {
             // Answered at once, while this resource's change sends the request: part of that change.
             let now = options.clock.now()
-            let (ending, effects) = storage.withLock { ($0.state.load?.token == token, event(&$0.state, now)) }
+            // The state it replaces (its value) is released outside the lock, which others share.
+            let (before, ending, effects) = storage.withLock { ($0.state, $0.state.load?.token == token, event(&$0.state, now)) }
+            withExtendedLifetime(before) {}
             for effect in effects { run(effect, now: now) }
             if ends, ending { resumeWaiters(with: outcome.map(\.value)) }
         } else {
@@ -381,12 +385,11 @@ private struct ResourceStorage {
 
 /// The published properties an event changed, told to the registrar before and after.
 private struct Changed {
-    let value, source, head, updatedAt, error, isLoading, isStale: Bool
+    let value, source, updatedAt, error, isLoading, isStale: Bool
 
     init(_ old: ResourceState, _ new: ResourceState) {
         value = old.valueRevision != new.valueRevision
         source = old.source != new.source
-        head = old.head != new.head
         updatedAt = old.receivedAt != new.receivedAt
         error = old.errorRevision != new.errorRevision
         isLoading = old.isLoading != new.isLoading
@@ -398,7 +401,7 @@ private struct Changed {
             if before { observation.willSet(property) } else { observation.didSet(property) }
         }
         // `.value` stands for everything but `isLoading` (see ResourceObservation.Property).
-        if value || source || head || updatedAt || error || isStale { tell(.value) }
+        if value || source || updatedAt || error || isStale { tell(.value) }  // a new head comes with a new value
         if isLoading { tell(.isLoading) }
     }
 }

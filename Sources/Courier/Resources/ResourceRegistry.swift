@@ -39,6 +39,9 @@ final class ResourceRegistry: Sendable {
             storage = Storage(requestType: requestType, request: request, options: options)
         }
 
+        /// The options of the resources of this key: held here only, once per resource.
+        var options: ResourceOptions { storage.options }
+
         /// The URL's cache key (which writes name, ``Invalidation``): the first line's after the method.
         var url: Substring {
             let line = storage.request.prefix { $0 != "\n" }
@@ -72,14 +75,20 @@ final class ResourceRegistry: Sendable {
     /// pays one atomic load for them.
     private let count = Atomic<Int>(0)
 
-    /// Lets a resource remove its own entry when it ends.
+    /// Lets a resource remove its own entry when it ends; the key holds its options. A resource
+    /// that is not shared (``unshared(options:)``) has one too, without a registry.
     struct Registration: Sendable {
-        fileprivate let registry: ResourceRegistry
-        fileprivate let key: Key
+        fileprivate let registry: ResourceRegistry?
+        let key: Key
         fileprivate let serial: Int
 
+        static func unshared(options: ResourceOptions) -> Registration {
+            Registration(registry: nil, key: Key(requestType: ObjectIdentifier(Registration.self), request: "", options: options),
+                         serial: 0)
+        }
+
         func remove() {
-            registry.remove(key, serial: serial)
+            registry?.remove(key, serial: serial)
         }
     }
 

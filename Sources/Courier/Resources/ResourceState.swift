@@ -18,7 +18,10 @@ struct ResourceState: Sendable {
     // What the resource shows.
     private(set) var value: (any Sendable)?
     private(set) var source: ResponseSource?
-    private(set) var head: ResponseHead?
+    /// The head of the value's response, kept only by resources that read it (pages): boxed,
+    /// as most resources keep none and a head takes 40 bytes inline.
+    var head: ResponseHead? { headBox?.head }
+    private var headBox: HeadBox?
     private(set) var receivedAt: Double?
     /// Boxed: a `RequestError` takes over a hundred bytes inline, and an app may keep thousands of
     /// resources, most without an error.
@@ -217,7 +220,7 @@ struct ResourceState: Sendable {
         value = arrival.value
         valueRevision += 1
         source = arrival.source
-        head = arrival.head
+        headBox = arrival.head.map(HeadBox.init)
         receivedAt = now
         freshUntil = arrival.freshness.until
         storedFreshUntil = arrival.freshness.storedUntil
@@ -234,6 +237,12 @@ struct ResourceState: Sendable {
         timerAt = due
         return [due.map { .setTimer(at: $0) } ?? .clearTimer]
     }
+}
+
+/// A ``ResponseHead`` held by reference.
+private final class HeadBox: Sendable {
+    let head: ResponseHead
+    init(_ head: ResponseHead) { self.head = head }
 }
 
 /// A ``RequestError`` held by reference.

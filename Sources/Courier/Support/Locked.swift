@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A value guarded by a lock: the one lock type Courier uses for shared state.
 ///
@@ -9,11 +10,20 @@ import Foundation
 /// (BENCHMARKS.md's analysis). The value is only ever reached inside `withLock`, which is
 /// what makes the `@unchecked Sendable` sound.
 final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock: NSLock
     private var value: Value
 
     init(_ value: Value) {
         self.value = value
+        lock = NSLock()
+    }
+
+    /// A value guarded by a lock it shares with others (``LockStripes``): for objects an app
+    /// keeps by the thousand, where a lock each (two allocations on Linux) would be most of their
+    /// size. A body must then take no other `Locked` of the same stripes either.
+    init(_ value: Value, sharing lock: NSLock) {
+        self.value = value
+        self.lock = lock
     }
 
     /// Runs `body` with exclusive access to the value. `body` must not call back into
@@ -22,5 +32,17 @@ final class Locked<Value>: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
+    }
+}
+
+/// A fixed set of locks that many small objects share, each taking the next: uncontended locks
+/// cost the same shared or not, and 64 of them make two busy objects rarely meet on one.
+enum LockStripes {
+    private static let locks = (0..<64).map { _ in NSLock() }
+    private static let next = Atomic<Int>(0)
+
+    /// The lock for a new object.
+    static func lock() -> NSLock {
+        locks[next.add(1, ordering: .relaxed).oldValue & 63]
     }
 }
