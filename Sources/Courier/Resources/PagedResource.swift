@@ -1,5 +1,6 @@
 import Foundation
 import Observation
+import Synchronization
 
 /// A list that arrives in pages: each page a ``Resource`` of its own, the next one found from the
 /// last (its `Link: <…>; rel="next"` header field, or a rule of the app's), appended as the
@@ -32,6 +33,8 @@ public final class PagedResource<R: Request>: Observable, Sendable {
     private let nextRule: NextPage
     private let observation = ResourceObservation()
     private let list: Locked<[any PageSource<Page>]>
+    /// Whether a change runs on the context (only ever touched there).
+    private let changing = Atomic<Bool>(false)
 
     /// How the request of the next page is found.
     enum NextPage: Sendable {
@@ -176,8 +179,22 @@ public final class PagedResource<R: Request>: Observable, Sendable {
         head.links.first { $0.relations.contains("next") }?.target
     }
 
+    /// Runs `work` on the context: at once when the caller is there, unless a change is under
+    /// way (an observer told of it calls back, as a `withObservationTracking` handler does inside
+    /// `willSet`): then after it. At once, it would change the list in the middle of a change,
+    /// and an observer that asks for the next page on every change would recurse without end.
     private func change(_ work: @escaping @Sendable () -> Void) {
-        if options.updatesOn.isCurrent { work() } else { options.updatesOn.async(work) }
+        if options.updatesOn.isCurrent, !changing.load(ordering: .relaxed) {
+            run(work)
+        } else {
+            options.updatesOn.async { self.run(work) }
+        }
+    }
+
+    private func run(_ work: () -> Void) {
+        changing.store(true, ordering: .relaxed)
+        work()
+        changing.store(false, ordering: .relaxed)
     }
 }
 

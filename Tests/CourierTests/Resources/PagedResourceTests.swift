@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Observation
 import XCTest
 @testable import Courier
 
@@ -115,5 +116,25 @@ final class PagedResourceTests: XCTestCase {
         XCTAssertEqual(pages.pages.map(\.text), ["p1"])
         XCTAssertEqual(transport.started.count, 3)
         XCTAssertTrue(pages.hasMore)
+    }
+
+    func testAnObserverThatAsksForTheNextPageWhenThePagesChangeGetsEachPageOnce() async throws {
+        // Given pages whose first page came, and an observer that asks for the next page as soon
+        // as it hears of a change to the pages (on the context, while the change is being made)
+        let transport = origin()
+        let pages = queue(transport).pages(CachedRequest(path: "/posts?page=1"), options: options)
+        _ = try await (pages.loadedPages.first as? Resource<CachedRequest>)?.fetch()
+        context.sync {
+            withObservationTracking { _ = pages.loadedPages } onChange: { pages.loadNextPage() }
+        }
+
+        // When the app asks for the next page
+        await next(pages)
+
+        // Then the second page is in the list once, and the observer's call joined its load
+        XCTAssertEqual(pages.pages.map(\.text), ["p1", "p2"])
+        XCTAssertEqual(transport.started.map { $0.url?.absoluteString }, [
+            "https://api.example.com/posts?page=1", "https://api.example.com/posts?page=2",
+        ])
     }
 }
