@@ -9,91 +9,152 @@ import XCTest
 final class ConnectivityTests: XCTestCase {
     private let second: UInt64 = 1_000_000_000
     private let t0: UInt64 = 1_000_000_000_000
+    private let api = Connectivity.Origin(URL(string: "https://API.example.com/v1/posts")!)!
+    private let images = Connectivity.Origin(URL(string: "http://images.example.com:8080/a.png")!)!
 
-    func testOnlyFailuresThatMeanTheNetworkIsGoneTakeItOffline() {
+    func testAnOriginIsSchemeHostAndPortWithTheDefaultPortSpelledOut() {
+        XCTAssertEqual(api.description, "https://api.example.com:443")
+        XCTAssertEqual(images.description, "http://images.example.com:8080")
+        XCTAssertEqual(Connectivity.Origin(URL(string: "http://example.com/")!)?.description, "http://example.com:80")
+        XCTAssertNil(Connectivity.Origin(URL(string: "/relative/path")!))
+    }
+
+    func testOnlyFailuresThatSayNothingAnsweredCount() {
         // Given a queue online
         var connectivity = Connectivity()
 
         // When a request times out, and another gets a bad server response
-        let timedOut = connectivity.transportFailed(.timedOut, now: t0)
-        let badResponse = connectivity.transportFailed(.badServerResponse, now: t0)
+        let timedOut = connectivity.transportFailed(.timedOut, origin: api, now: t0)
+        let badResponse = connectivity.transportFailed(.badServerResponse, origin: api, now: t0)
 
-        // Then the queue stays online: the server was there
+        // Then the queue stays online and admits the origin: the server was there
         XCTAssertEqual(timedOut, [])
         XCTAssertEqual(badResponse, [])
         XCTAssertEqual(connectivity.status, .online)
-        XCTAssertEqual([URLError.Code.notConnectedToInternet, .cannotFindHost, .dnsLookupFailed, .cannotConnectToHost,
-                        .networkConnectionLost, .timedOut, .secureConnectionFailed, .cancelled].map(Connectivity.meansOffline),
-                       [true, true, true, true, true, false, false, false])
+        XCTAssertTrue(connectivity.admits(api))
+        let codes: [URLError.Code] = [.notConnectedToInternet, .dataNotAllowed, .cannotFindHost, .dnsLookupFailed,
+                                      .cannotConnectToHost, .networkConnectionLost, .timedOut, .secureConnectionFailed, .cancelled]
+        XCTAssertEqual(codes.map(Connectivity.meansNoNetwork), [true, true, false, false, false, false, false, false, false])
+        XCTAssertEqual(codes.map(Connectivity.meansUnreachable), [false, false, true, true, true, true, false, false, false])
     }
 
-    func testTheNetworkGoneStopsAttemptsAndSchedulesOneProbe() {
+    func testAnUnreachableOriginHoldsBackOnlyItsOwnAttempts() {
         var connectivity = Connectivity()
 
-        // When a request cannot reach its host, then another fails the same way
-        let first = connectivity.transportFailed(.cannotConnectToHost, now: t0)
-        let second = connectivity.transportFailed(.notConnectedToInternet, now: t0 + 10)
+        // When the API cannot be reached, then a second request to it fails the same way
+        let first = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
+        let second = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0 + 10)
 
-        // Then the queue is offline from the first, with one probe a second later; the second changes nothing
-        XCTAssertEqual(first, [.statusChanged(.offline(since: t0)), .scheduleProbe(at: t0 + self.second)])
+        // Then the API's attempts wait, with one probe a second later; the images' go on; the queue is online
+        XCTAssertEqual(first, [.scheduleProbe(api, at: t0 + self.second)])
         XCTAssertEqual(second, [])
-        XCTAssertFalse(connectivity.admitsAttempts)
+        XCTAssertFalse(connectivity.admits(api))
+        XCTAssertTrue(connectivity.admits(images))
+        XCTAssertEqual(connectivity.status, .online)
+        XCTAssertEqual(connectivity.unreachableOrigins, [api: t0])
     }
 
-    func testProbesBackOffDoublingToTheMaximumAndAResponseBringsTheQueueBack() {
-        // Given an offline queue probing from 1 s to 4 s
+    func testNoNetworkHoldsBackEveryAttemptWithOneProbe() {
+        var connectivity = Connectivity()
+
+        // When the system says there is no network, twice
+        let first = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
+        let second = connectivity.transportFailed(.notConnectedToInternet, origin: images, now: t0 + 10)
+
+        // Then the queue is offline from the first, with one probe (to the API) a second later
+        XCTAssertEqual(first, [.statusChanged(.offline(since: t0)), .scheduleProbe(api, at: t0 + self.second)])
+        XCTAssertEqual(second, [])
+        XCTAssertFalse(connectivity.admits(api))
+        XCTAssertFalse(connectivity.admits(images))
+    }
+
+    func testProbesBackOffDoublingToTheMaximumAndAResponseBringsTheOriginBack() {
+        // Given an unreachable API, probed from 1 s to 4 s
         var connectivity = Connectivity(initialDelay: 1, maximumDelay: 4)
-        _ = connectivity.transportFailed(.cannotFindHost, now: t0)
+        _ = connectivity.transportFailed(.cannotFindHost, origin: api, now: t0)
         var now = t0
         var delays: [UInt64] = []
 
         // When four probes fail in a row
         for _ in 0..<4 {
-            now = connectivity.probeDue!
-            XCTAssertEqual(connectivity.probeTimerFired(now: now), [.sendProbe])
-            XCTAssertNil(connectivity.probeDue, "one probe at a time: none scheduled while one is in flight")
-            guard case .scheduleProbe(let due) = connectivity.transportFailed(.cannotFindHost, now: now).first else {
+            now = connectivity.probeDue(for: api)!
+            XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: now), [.sendProbe(api)])
+            XCTAssertNil(connectivity.probeDue(for: api), "one probe at a time: none scheduled while one is in flight")
+            guard case .scheduleProbe(_, let due) = connectivity.transportFailed(.cannotFindHost, origin: api, isProbe: true,
+                                                                                 now: now).first else {
                 return XCTFail("no probe scheduled")
             }
             delays.append((due - now) / second)
         }
         // And the fifth gets a response
-        now = connectivity.probeDue!
-        _ = connectivity.probeTimerFired(now: now)
-        let back = connectivity.responded(now: now)
+        now = connectivity.probeDue(for: api)!
+        _ = connectivity.probeTimerFired(origin: api, now: now)
+        let back = connectivity.responded(origin: api, now: now)
 
-        // Then the delays were 2, 4, 4, 4 s after the first 1 s, and the queue is online and starts what waited
+        // Then the delays were 2, 4, 4, 4 s after the first 1 s, and the API's waiting attempts start
         XCTAssertEqual(delays, [2, 4, 4, 4])
-        XCTAssertEqual(back, [.statusChanged(.online), .startWaiting])
-        XCTAssertTrue(connectivity.admitsAttempts)
+        XCTAssertEqual(back, [.startWaiting(api)])
+        XCTAssertTrue(connectivity.admits(api))
 
-        // And the next time it goes offline, probes start again at the initial delay
-        XCTAssertEqual(connectivity.transportFailed(.cannotFindHost, now: now), [.statusChanged(.offline(since: now)),
-                                                                                 .scheduleProbe(at: now + second)])
+        // And the next time it is unreachable, probes start again at the initial delay
+        XCTAssertEqual(connectivity.transportFailed(.cannotFindHost, origin: api, now: now), [.scheduleProbe(api, at: now + second)])
     }
 
-    func testARequestsResponseWhileOfflineCancelsTheScheduledProbe() {
+    func testARequestsFailureWhileAProbeIsOutSchedulesNoSecondProbe() {
         var connectivity = Connectivity()
-        _ = connectivity.transportFailed(.networkConnectionLost, now: t0)
-        XCTAssertEqual(connectivity.responded(now: t0 + 5), [.statusChanged(.online), .cancelProbe, .startWaiting])
-        XCTAssertNil(connectivity.probeDue)
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
+        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second), [.sendProbe(api)])
+
+        // A request sent before the API went away fails meanwhile: nothing new
+        XCTAssertEqual(connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0 + second + 1), [])
+        XCTAssertNil(connectivity.probeDue(for: api))
+        // The probe's own failure schedules the next
+        XCTAssertEqual(connectivity.transportFailed(.cannotConnectToHost, origin: api, isProbe: true, now: t0 + 2 * second),
+                       [.scheduleProbe(api, at: t0 + 4 * second)])
     }
 
-    func testAProbeThatReachesSomethingEvenAnErrorMeansTheNetworkIsBack() {
+    func testARequestsResponseCancelsTheScheduledProbe() {
         var connectivity = Connectivity()
-        _ = connectivity.transportFailed(.cannotConnectToHost, now: t0)
-        _ = connectivity.probeTimerFired(now: t0 + second)
-        XCTAssertEqual(connectivity.transportFailed(.secureConnectionFailed, now: t0 + second),
-                       [.statusChanged(.online), .startWaiting])
+        _ = connectivity.transportFailed(.networkConnectionLost, origin: api, now: t0)
+        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 5), [.cancelProbe(api), .startWaiting(api)])
+        XCTAssertNil(connectivity.probeDue(for: api))
+    }
+
+    func testAProbeThatReachesSomethingEvenAnErrorMeansItIsBack() {
+        var connectivity = Connectivity()
+        _ = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
+        _ = connectivity.probeTimerFired(origin: api, now: t0 + second)
+        XCTAssertEqual(connectivity.transportFailed(.secureConnectionFailed, origin: api, isProbe: true, now: t0 + second),
+                       [.statusChanged(.online), .startWaiting(nil)])
+        XCTAssertTrue(connectivity.admits(images))
+    }
+
+    func testTheNetworkGoneSetsTheOriginsProbesAsideAndBackTheyProbeAgain() {
+        // Given the images' origin unreachable, its probe scheduled
+        var connectivity = Connectivity()
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: images, now: t0)
+
+        // When the network goes, and comes back with an answer from the API
+        let gone = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0 + 10)
+        let timerMeanwhile = connectivity.probeTimerFired(origin: images, now: t0 + second)
+        let back = connectivity.responded(origin: api, now: t0 + 2 * second)
+
+        // Then the images' probe stood aside while the network's went to the API, and came back after
+        XCTAssertEqual(gone, [.statusChanged(.offline(since: t0 + 10)), .cancelProbe(images), .scheduleProbe(api, at: t0 + 10 + second)])
+        XCTAssertEqual(timerMeanwhile, [])
+        XCTAssertEqual(back, [.statusChanged(.online), .cancelProbe(api), .scheduleProbe(images, at: t0 + 3 * second), .startWaiting(nil)])
+        XCTAssertTrue(connectivity.admits(api))
+        XCTAssertFalse(connectivity.admits(images))
     }
 
     func testAnEarlyOrRepeatedTimerSendsNoProbe() {
         var connectivity = Connectivity()
-        XCTAssertEqual(connectivity.probeTimerFired(now: t0), [], "online: nothing to probe")
-        _ = connectivity.transportFailed(.cannotConnectToHost, now: t0)
-        XCTAssertEqual(connectivity.probeTimerFired(now: t0 + second - 1), [], "before it is due")
-        XCTAssertEqual(connectivity.probeTimerFired(now: t0 + second), [.sendProbe])
-        XCTAssertEqual(connectivity.probeTimerFired(now: t0 + 2 * second), [], "one in flight already")
+        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0), [], "nothing gone: nothing to probe")
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
+        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second - 1), [], "before it is due")
+        XCTAssertEqual(connectivity.probeTimerFired(origin: images, now: t0 + second), [], "another origin")
+        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second), [.sendProbe(api)])
+        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + 2 * second), [], "one in flight already")
     }
 
     func testThePauseHidesTheNetworksStateWithoutLosingIt() {
@@ -102,17 +163,18 @@ final class ConnectivityTests: XCTestCase {
         XCTAssertEqual(connectivity.pause(), [.statusChanged(.paused)])
 
         // When the network goes while paused, then the app resumes
-        let whilePaused = connectivity.transportFailed(.notConnectedToInternet, now: t0)
+        let whilePaused = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
         let resumed = connectivity.resume()
 
         // Then the status stayed paused, and on resume it shows the network gone; nothing starts
-        XCTAssertEqual(whilePaused, [.scheduleProbe(at: t0 + second)])
+        XCTAssertEqual(whilePaused, [.scheduleProbe(api, at: t0 + second)])
         XCTAssertEqual(resumed, [.statusChanged(.offline(since: t0))])
-        XCTAssertFalse(connectivity.admitsAttempts)
+        XCTAssertFalse(connectivity.admits(api))
 
-        // And pausing and resuming while online starts what waited
-        _ = connectivity.responded(now: t0 + 1)
+        // And a response while paused brings the network back without starting anything; resuming starts it
         _ = connectivity.pause()
-        XCTAssertEqual(connectivity.resume(), [.statusChanged(.online), .startWaiting])
+        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 1), [.cancelProbe(api)])
+        XCTAssertFalse(connectivity.admits(api))
+        XCTAssertEqual(connectivity.resume(), [.statusChanged(.online), .startWaiting(nil)])
     }
 }
