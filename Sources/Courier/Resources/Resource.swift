@@ -37,7 +37,7 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     private let queue: RequestQueue
     private let observation = ResourceObservation()
-    /// One lock for all of it: thousands of resources may live at once (a lock is an allocation).
+    /// All of it under one lock, shared with other resources (``LockStripes``): thousands may live at once.
     private let storage: Locked<ResourceStorage>
     /// Its entry in the queue's registry, whose key holds the options (once: an app may keep
     /// thousands of resources).
@@ -151,7 +151,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// ```
     /// Several callers may watch one resource; it stops when the last one stops.
     public func watch() async {
-        let watching = Watching()
+        let watching = ResourceWatching()
         change { $0.watch(now: $1) }
         await withTaskCancellationHandler {
             await withCheckedContinuation { watching.wait($0) }
@@ -199,7 +199,7 @@ public final class Resource<R: Request>: Observable, Sendable {
             storage.effectsThread = nil
             return storage.state
         }
-        let changed = Changed(old, new)
+        let changed = ResourceChanges(old, new)
         changed.notify(observation, before: true)
         changed.notify(observation, before: false)
         let afterChange = storage.withLock { storage in
@@ -359,71 +359,3 @@ public final class Resource<R: Request>: Observable, Sendable {
 }
 
 extension Resource: AnyResource {}
-
-/// What a ``Resource`` holds under its one lock (thousands may live at once: a lock is an
-/// allocation). Not nested in the generic class, so that it is not generic itself.
-private struct ResourceStorage {
-    var state: ResourceState
-    /// Whether a change is being made (a call made from an observer then waits for it to end).
-    var changing = false
-    /// The thread of the change running its effects, whose answers may come at once on it (a
-    /// fresh hit in memory): they are then part of the change. A thread, not the context: the
-    /// queue's start loop runs inside a block of its own start queue, where the context's
-    /// queue-specific marker does not show.
-    var effectsThread: pthread_t?
-
-    var isRunningEffectsHere: Bool {
-        effectsThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
-    }
-    /// Updates that came during a change from elsewhere, applied after it (in order).
-    var afterChange: [@Sendable () -> Void] = []
-    var timer: ResourceClock.Timer?
-    /// The callers waiting for the load to end.
-    var nextWaiter = 0
-    var waiters: [Int: CheckedContinuation<Result<any Sendable, RequestError>, Never>] = [:]
-}
-
-/// The published properties an event changed, told to the registrar before and after.
-private struct Changed {
-    let value, source, updatedAt, error, isLoading, isStale: Bool
-
-    init(_ old: ResourceState, _ new: ResourceState) {
-        value = old.valueRevision != new.valueRevision
-        source = old.source != new.source
-        updatedAt = old.receivedAt != new.receivedAt
-        error = old.errorRevision != new.errorRevision
-        isLoading = old.isLoading != new.isLoading
-        isStale = old.isStale != new.isStale
-    }
-
-    func notify(_ observation: ResourceObservation, before: Bool) {
-        func tell(_ property: ResourceObservation.Property) {
-            if before { observation.willSet(property) } else { observation.didSet(property) }
-        }
-        // `.value` stands for everything but `isLoading` (see ResourceObservation.Property).
-        if value || source || updatedAt || error || isStale { tell(.value) }  // a new head comes with a new value
-        if isLoading { tell(.isLoading) }
-    }
-}
-
-/// Ends a ``Resource/watch()`` when its task is cancelled, whichever of waiting and cancelling
-/// comes first.
-private final class Watching: Sendable {
-    private let state = Locked<(ended: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    func wait(_ continuation: CheckedContinuation<Void, Never>) {
-        let ended = state.withLock { state in
-            if !state.ended { state.continuation = continuation }
-            return state.ended
-        }
-        if ended { continuation.resume() }
-    }
-
-    func end() {
-        state.withLock { state in
-            state.ended = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }?.resume()
-    }
-}
