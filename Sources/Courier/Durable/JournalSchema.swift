@@ -59,11 +59,46 @@ enum JournalSchema {
         }
         switch Int(found) {
         case 0:
+            // A new file, or one that lost its contents: a journal created here before left a
+            // mark beside it, and its pending requests must not vanish without a word.
+            if let created = try? String(contentsOfFile: markPath(of: path), encoding: .utf8) {
+                throw JournalError(.corrupt, path: path, detail: "the file is empty or missing, but a journal was created here "
+                    + "at \(created.trimmingCharacters(in: .whitespacesAndNewlines)) (\(markName)); its requests are lost. "
+                    + "Delete the folder, or that mark, to start a new journal")
+            }
             try connection.transaction { try connection.execute(statements) }
+            try writeMark(of: path)
         case version:
-            return
+            break
         default:
             throw JournalError(.newerSchema(Int(found)), path: path, detail: "this Courier reads version \(version)")
+        }
+        // A journal of a Courier before the mark: mark it now.
+        if !FileManager.default.fileExists(atPath: markPath(of: path)) { try writeMark(of: path) }
+    }
+
+    /// The file beside the journal that says one was created there, and when.
+    static let markName = "journal.created"
+
+    static func markPath(of path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(markName).path
+    }
+
+    /// Writes the mark and flushes it and its folder: once the schema is committed, the mark must
+    /// outlive a crash too.
+    private static func writeMark(of path: String) throws {
+        let mark = URL(fileURLWithPath: markPath(of: path))
+        do {
+            try Data((ISO8601DateFormatter().string(from: Date()) + "\n").utf8).write(to: mark)
+            let handle = try FileHandle(forUpdating: mark)
+            defer { try? handle.close() }
+            try handle.synchronize()
+            if let folder = FileHandle(forReadingAtPath: mark.deletingLastPathComponent().path) {
+                try? folder.synchronize()
+                try? folder.close()
+            }
+        } catch {
+            throw JournalError(.failed, path: path, detail: "cannot write \(markName) beside it: \(error.localizedDescription)")
         }
     }
 }
