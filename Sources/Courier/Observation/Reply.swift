@@ -38,6 +38,8 @@ struct MadeValue: Sendable {
     let value: any Sendable
     let head: ResponseHead
     var metrics: RequestMetrics?
+    /// The body the value was made from, kept only for a durable request, whose journal records it.
+    var rawBody: Data?
 }
 
 /// ``Reply`` seen from code that does not know its `Value`.
