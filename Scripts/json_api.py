@@ -127,6 +127,8 @@ RECORDED: dict = {}
 async def durable_write(request: Request) -> Response:
     tag, name = request.path_params["tag"], request.path_params["name"]
     key = request.headers.get("idempotency-key", "")
+    # Read whatever the answer: an unread body would be parsed as the connection's next request.
+    await request.body()
     log = RECORDED.setdefault(tag, [])
     first = all(seen_key != key for _, seen_key in log)
     log.append([name, key])

@@ -39,20 +39,6 @@ class DurableQueueTestCase: JournalTestCase {
                             transport: transport)
     }
 
-    /// The result an ID observer gets, waiting for it (bounded).
-    func result<R: Sendable>(of id: RequestID, on queue: RequestQueue, as type: R.Type = R.self,
-                             file: StaticString = #filePath, line: UInt = #line) -> Result<R, RequestError>? {
-        let got = Locked<Result<R, RequestError>?>(nil)
-        let done = expectation(description: "result of \(id)")
-        queue.addObserver(for: id) { (result: Result<R, RequestError>) in
-            got.withLock { $0 = result }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: 30)
-        return got.withLock { $0 }
-    }
-
-    /// Releases a queue and waits until it is gone (its transport invalidated by its deinit).
     /// Waits for the delivery blocks under way first: a result is noted as delivered once its
     /// observers' block has ended, and a queue released before that gives it again after a reopen.
     func release(_ queue: inout RequestQueue?, transport: StubTransport, file: StaticString = #filePath, line: UInt = #line) {

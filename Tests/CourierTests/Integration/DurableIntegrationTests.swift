@@ -30,17 +30,6 @@ final class DurableIntegrationTests: JournalTestCase {
         return try RequestQueue.open(configuration: configuration, baseURL: try HTTPBin.jsonAPI())
     }
 
-    private func result(of id: RequestID, on queue: RequestQueue) -> Result<DurableMessage, RequestError>? {
-        let got = Locked<Result<DurableMessage, RequestError>?>(nil)
-        let done = expectation(description: "result of \(id)")
-        queue.addObserver(for: id) { (result: Result<DurableMessage, RequestError>) in
-            got.withLock { $0 = result }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: 30)
-        return got.withLock { $0 }
-    }
-
     /// The [name, key] pairs the server recorded under `tag`, once at least `count` arrived.
     private func serverLog(_ tag: String, count: Int) throws -> [[String]] {
         let url = try HTTPBin.jsonAPI().appendingPathComponent("durable/\(tag)/log")
@@ -55,7 +44,7 @@ final class DurableIntegrationTests: JournalTestCase {
         var queue: RequestQueue? = try open()
         let retried = try queue!.addDurably(Write(tag: tag, name: "fail-first"))
         // When it is retried, then it ends with the server's 201, the second request it recorded
-        XCTAssertEqual(try result(of: retried, on: queue!)?.get(), DurableMessage(id: 2, text: "fail-first"))
+        XCTAssertEqual(try result(of: retried, on: queue!, as: DurableMessage.self)?.get(), DurableMessage(id: 2, text: "fail-first"))
         // When a write the server holds is in flight as the queue is released
         let held = try queue!.addDurably(Write(tag: tag, name: "hold-first"))
         _ = try serverLog(tag, count: 3)
@@ -63,9 +52,10 @@ final class DurableIntegrationTests: JournalTestCase {
         // And a queue is opened on the same folder
         queue = try open()
         // Then the write is sent again and its result observed under its ID
-        XCTAssertEqual(try result(of: held, on: queue!)?.get(), DurableMessage(id: 4, text: "hold-first"))
+        XCTAssertEqual(try result(of: held, on: queue!, as: DurableMessage.self)?.get(), DurableMessage(id: 4, text: "hold-first"))
         // And the server saw each write's key on each of its attempts: one key per write
         let log = try serverLog(tag, count: 4)
+        guard log.count == 4 else { return XCTFail("the server recorded \(log)") }
         XCTAssertEqual(log.map { $0[0] }, ["fail-first", "fail-first", "hold-first", "hold-first"])
         XCTAssertEqual(log[0][1], log[1][1])
         XCTAssertEqual(log[2][1], log[3][1])
