@@ -23,7 +23,7 @@ public struct Durability: Sendable {
     /// keeping the raw response. Default: none.
     public var responseTypes: DurableResponseTypes
     /// How long durable requests are tried, and how long their results are kept. Default:
-    /// ``Limits/init(attempts:age:results:)``'s defaults.
+    /// ``Limits/init(attempts:age:results:maximumPendingRequests:maximumBytes:)``'s defaults.
     public var limits: Limits
 
     /// Creates the durability of a queue.
