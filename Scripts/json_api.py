@@ -4,7 +4,8 @@ in practice" and its tests, which run the article's samples against it.
 
 Usage: json_api.py PORT  (binds 127.0.0.1 only; logs to stderr; stops on SIGTERM or SIGINT).
 Starlette under uvicorn (pure-Python h11, asyncio), the same pinned packages as sse_server.py.
-It keeps no state: every answer depends only on the request.
+It keeps no state, but for the durable queue's recording endpoint: every other answer depends
+only on the request.
 
 GET /posts[?page=N]            (N from 1 to 3; default 1)
     200, a JSON array of two posts in snake_case with ISO 8601 dates:
@@ -30,7 +31,18 @@ GET /languages
     200 {"accept_language": [...]}: every Accept-Language line of the request, in order, apart.
 GET /health
     200 "ok".
+
+For the durable queue's tests, a recording endpoint (the one place that keeps state):
+POST /durable/{tag}/{name}
+    Records [name, the request's Idempotency-Key] under tag, then: a name starting "fail-first"
+    answers 503 the first time its key is seen; one starting "hold-first" holds the first request
+    with its key for 5 s (the test's client goes away meanwhile) before answering; otherwise, and
+    after the first time, 201 {"id": N, "text": name}, N how many requests tag has recorded.
+GET /durable/{tag}/log[?count=N]
+    200, a JSON array of the [name, key] pairs recorded under tag, in the order they arrived;
+    with count, once at least N have arrived (waiting up to 10 s).
 """
+import asyncio
 import json
 import sys
 
@@ -109,6 +121,37 @@ async def languages(request: Request) -> Response:
     return JSONResponse({"accept_language": request.headers.getlist("accept-language")})
 
 
+RECORDED: dict = {}
+
+
+async def durable_write(request: Request) -> Response:
+    tag, name = request.path_params["tag"], request.path_params["name"]
+    key = request.headers.get("idempotency-key", "")
+    # Read whatever the answer: an unread body would be parsed as the connection's next request.
+    await request.body()
+    log = RECORDED.setdefault(tag, [])
+    first = all(seen_key != key for _, seen_key in log)
+    log.append([name, key])
+    if first and name.startswith("fail-first"):
+        return error("try again", 503, 503)
+    if first and name.startswith("hold-first"):
+        await asyncio.sleep(5)
+    return JSONResponse({"id": len(log), "text": name}, status_code=201)
+
+
+async def durable_log(request: Request) -> Response:
+    tag = request.path_params["tag"]
+    try:
+        count = int(request.query_params.get("count", "0"))
+    except ValueError:
+        count = 0
+    for _ in range(1000):
+        if len(RECORDED.get(tag, [])) >= count:
+            break
+        await asyncio.sleep(0.01)
+    return JSONResponse(RECORDED.get(tag, []))
+
+
 async def health(request: Request) -> Response:
     return PlainTextResponse("ok")
 
@@ -119,6 +162,8 @@ app = Starlette(routes=[
     Route("/posts/{id:int}", one_post, methods=["GET", "DELETE"]),
     Route("/languages", languages),
     Route("/health", health),
+    Route("/durable/{tag}/log", durable_log, methods=["GET"]),
+    Route("/durable/{tag}/{name}", durable_write, methods=["POST"]),
 ])
 
 

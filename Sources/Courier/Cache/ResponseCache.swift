@@ -89,15 +89,7 @@ public final class ResponseCache: Sendable {
     /// The platform's folder for caches with `name` appended: `Library/Caches` on Apple
     /// platforms, `$XDG_CACHE_HOME` or `~/.cache` on Linux.
     public static func standardDirectory(named name: String = "Courier") -> URL {
-        #if canImport(Darwin)
-        let base = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
-        #else
-        let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
-        #endif
-        return base.appendingPathComponent(name, isDirectory: true)
+        StandardFolder.base(.cachesDirectory, xdg: "XDG_CACHE_HOME", fallback: ".cache").appendingPathComponent(name, isDirectory: true)
     }
 
     /// The bytes the responses in memory take.

@@ -79,10 +79,11 @@ final class Journal: Sendable {
 
     // MARK: Requests
 
-    /// Journals a request, with a new request ID and Idempotency-Key, and returns once it is on
-    /// stable storage. A body file is copied into the journal's folder first (and flushed).
-    func append(_ request: JournalRequest, at date: Date = Date()) throws(JournalError) -> JournalEntry {
-        let requestID = UUID().uuidString.lowercased()
+    /// Journals a request, with a new Idempotency-Key and the given request ID (a new one when
+    /// nil), and returns once it is on stable storage. A body file is copied into the journal's
+    /// folder first (and flushed).
+    func append(_ request: JournalRequest, requestID: String? = nil, at date: Date = Date()) throws(JournalError) -> JournalEntry {
+        let requestID = requestID ?? UUID().uuidString.lowercased()
         var request = request
         var size = request.method.utf8.count + request.url.absoluteString.utf8.count
             + JournalHeaderFields.encode(request.headerFields).utf8.count
@@ -156,6 +157,11 @@ final class Journal: Sendable {
     /// Results not yet delivered to the app (or all of them), oldest first.
     func results(undeliveredOnly: Bool = true) throws(JournalError) -> [JournalResult] {
         try withStore { try $0.results(undeliveredOnly: undeliveredOnly) }
+    }
+
+    /// The result of one request, delivered or not; nil when it has none (yet, or any more).
+    func result(_ requestID: String) throws(JournalError) -> JournalResult? {
+        try withStore { try $0.result(requestID) }
     }
 
     /// Notes that the app has seen a request's result.

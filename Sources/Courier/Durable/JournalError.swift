@@ -1,10 +1,23 @@
 import Foundation
 import CourierSQLite
 
-/// Why the journal of durable requests cannot be opened or written: what went wrong, the file,
-/// and what to do about it. Nothing the journal reports an error for was accepted.
-struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
-    enum Kind: Sendable, Equatable {
+/// Why a durable request was not accepted, or a durable queue cannot be opened: what went wrong,
+/// the journal's file, and what to do about it. Nothing the journal reports an error for was
+/// accepted, so nothing is lost silently: the app still holds the request and can tell its user.
+///
+/// ```swift
+/// do {
+///     let id = try queue.addDurably(SendMessage(text: "On my way"), lane: "chat-42")
+/// } catch {                                   // a JournalError
+///     switch error.kind {
+///     case .diskFull, .boundsReached: showStorageWarning(error.description)
+///     default: log(error)
+///     }
+/// }
+/// ```
+public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, by what the app can do about it.
+    public enum Kind: Sendable, Equatable {
         /// SQLite could not be loaded in this process.
         case sqliteUnavailable
         /// The folder or file cannot be created or opened (it is missing, not a folder, or not ours).
@@ -25,15 +38,23 @@ struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
         case unknownRequest(String)
         /// Any other failure of SQLite or the file system.
         case failed
+        /// The queue has no ``RequestQueueConfiguration/durability``: durable requests need a
+        /// journal, which the app names a folder for.
+        case notConfigured
+        /// The request cannot be journaled as it is: its body is a stream, or its parameters
+        /// could not be encoded (``detail`` has the ``RequestError``). Nothing was sent.
+        case requestNotJournalable
     }
 
-    let kind: Kind
-    /// The journal's database file.
-    let path: String
-    /// What SQLite or the file system said, or which bound was reached.
-    let detail: String
+    /// What went wrong.
+    public let kind: Kind
+    /// The journal's database file (empty for ``Kind/notConfigured``).
+    public let path: String
+    /// What SQLite, the file system or the request's encoder said, or which bound was reached.
+    public let detail: String
 
-    var description: String {
+    /// What went wrong, the file, and what to do about it, in a sentence or two.
+    public var description: String {
         switch kind {
         case .sqliteUnavailable:
             return "The durable journal at \(path) cannot be used: SQLite cannot be loaded (\(detail)). Install the system's SQLite (libsqlite3.so.0)."
@@ -55,6 +76,10 @@ struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
             return "The durable journal at \(path) has no request \(id) (\(detail))."
         case .failed:
             return "The durable journal at \(path) failed: \(detail)."
+        case .notConfigured:
+            return "This queue keeps no journal of durable requests (\(detail)). Set RequestQueueConfiguration.durability and open the queue with RequestQueue.open(configuration:delegate:baseURL:)."
+        case .requestNotJournalable:
+            return "The request cannot be journaled at \(path): \(detail). Nothing was sent; give it a body of bytes or a file, or add it with add(_:) instead."
         }
     }
 

@@ -231,6 +231,14 @@ final class JournalStore {
             """).map(result)
     }
 
+    /// The result of one request, delivered or not.
+    func result(_ requestID: String) throws -> JournalResult? {
+        try connection.rows("""
+            SELECT request_id, status, header_fields, body, failure, ended_at, delivered, checksum FROM results
+            WHERE request_id = ?
+            """, [.text(requestID)]).first.map(result)
+    }
+
     private func result(_ row: [SQLiteValue]) throws -> JournalResult {
         guard row.count == 8, case .integer(let checksum) = row[7], JournalChecksum.of(Array(row[0...5])) == checksum else {
             throw JournalError(.corrupt, path: path, detail: "result row \(row.first.map { "\($0)" } ?? "?") fails its checksum")

@@ -40,6 +40,8 @@ struct MadeValue: Sendable {
     var metrics: RequestMetrics?
     /// ``TransportResponse/freshFor``: how long a fresh answer of the cache stays fresh.
     var freshFor: Double?
+    /// The body the value was made from, kept only for a durable request, whose journal records it.
+    var rawBody: Data?
 }
 
 /// ``Reply`` seen from code that does not know its `Value`.

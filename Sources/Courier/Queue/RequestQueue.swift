@@ -58,6 +58,8 @@ public final class RequestQueue: Sendable {
     let configurationHeaderError: RequestError?
     /// The one timer of all the queue's timed work (see ``Timetable``).
     private let alarm: Alarm
+    /// The journal of durable requests; nil without ``RequestQueueConfiguration/durability``.
+    let durable: DurableJournal?
 
     /// Creates a queue.
     /// - Parameters:
@@ -114,8 +116,10 @@ public final class RequestQueue: Sendable {
                                   resultRetentionInterval: configuration.resultRetentionInterval,
                                   timing: timing, alarm: alarm))
         configurationHeaderError = Self.validateHeaders(configuration.sessionConfiguration.httpAdditionalHeaders)
+        durable = configuration.durability.map(DurableJournal.init)
         let weakSelf = WeakRequestQueue(self)
         alarm.start { weakSelf.queue?.runDueJobs() }
+        if let durable { resumeDurableRequests(durable) }
     }
 
     private static func validateHeaders(_ headers: [AnyHashable: Any]?) -> RequestError? {
@@ -133,12 +137,16 @@ public final class RequestQueue: Sendable {
         alarm.stop()
         // Nothing may capture `self` here, so results are delivered without delegates.
         let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
+        // Before the transport lets go: once it has, a queue opened on the folder finds it free.
+        durable?.close()
         // Not here: the last reference may go on a transport's own queue, and on Linux
         // invalidating a URLSession from its delegate queue crashes the process.
         let transport = self.transport
         DispatchQueue.global().async { transport.invalidate() }
         for claim in claims {
             claim.task?.cancel()
+            // A durable request has not ended: it stays in the journal, for the next opening.
+            if durable != nil, claim.box.durable != nil { continue }
             Self.deliver(claim, on: configuration.callbackQueue, state: state)
         }
     }
@@ -249,8 +257,13 @@ public final class RequestQueue: Sendable {
     /// // or the value with its status, header fields and metrics:
     /// queue.addObserver(for: id) { (result: Result<Reply<Profile>, RequestError>) in … }
     /// ```
+    ///
+    /// A durable request's observer (``addDurably(_:lane:)``) gets its result in a later run of
+    /// the app too, from the journal, made into the type registered in
+    /// ``Durability/responseTypes``; once an observer got it, the journal notes it as delivered,
+    /// and it is not given to an observer of a later run again.
     /// - Parameters:
-    ///   - id: The request's ID, from ``add(_:priority:owner:)``.
+    ///   - id: The request's ID, from ``add(_:priority:owner:)`` or ``addDurably(_:lane:)``.
     ///   - handler: Called once with the result. If `R` is neither the request's response type
     ///     nor a ``Reply`` of it, it gets ``RequestError/responseTypeMismatch(expected:actual:)``.
     public func addObserver<R: Sendable>(
@@ -261,6 +274,9 @@ public final class RequestQueue: Sendable {
         let registration = state.withLock {
             $0.addObserver(observer, for: id, expecting: ObjectIdentifier(expectedValueType(of: R.self)),
                            typeName: { String(reflecting: expectedValueType(of: R.self)) }, now: Self.now())
+        }
+        if case .deliverNow(.failure(.resultUnavailable)) = registration, id.isDurable, let durable {
+            return observeJournaledResult(of: id, in: durable, observer: observer)
         }
         if case .deliverNow(let result) = registration {
             configuration.callbackQueue.async { DeliveryScope.run { observer(result) } }

@@ -151,6 +151,20 @@ public struct RequestQueueConfiguration: Sendable {
     /// Default: `nil`.
     public var authenticator: (any Authenticator)?
 
+    /// Where the queue journals durable requests (``RequestQueue/addDurably(_:lane:)``), which
+    /// response types their results decode into after a restart, and how long they are tried.
+    /// Default: `nil`, no journal: ``RequestQueue/addDurably(_:lane:)`` throws
+    /// ``JournalError/Kind/notConfigured``, and ordinary requests cost nothing more for it.
+    ///
+    /// Open a queue with durability with ``RequestQueue/open(configuration:delegate:baseURL:)``,
+    /// which says at once when the journal cannot be used:
+    /// ```swift
+    /// configuration.durability = Durability(folder: Durability.standardFolder(named: "api"),
+    ///                                       responseTypes: [Message.self])
+    /// let queue = try RequestQueue.open(configuration: configuration, baseURL: api)
+    /// ```
+    public var durability: Durability?
+
     /// Creates the default configuration.
     public init() {}
 

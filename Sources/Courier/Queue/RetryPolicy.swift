@@ -70,10 +70,14 @@ public struct RetryPolicy: Sendable {
     public static let `default` = RetryPolicy()
 
     /// The delay before attempt `number + 1`, or `nil` when the failure is not to be retried.
-    func delay(after number: Int, method: String?, failure: RetryableFailure,
+    /// - Parameters:
+    ///   - anyMethod: Retries whatever the method (a durable request's Idempotency-Key makes it safe).
+    ///   - attempts: The most attempts, instead of ``maximumAttempts`` (a durable request's limit).
+    func delay(after number: Int, method: String?, failure: RetryableFailure, anyMethod: Bool = false, attempts: Int? = nil,
                random: () -> Double = { Double.random(in: 0...1) }) -> TimeInterval? {
-        guard number < maximumAttempts, methods.contains(HTTPMethod(rawValue: method ?? "GET")) else { return nil }
-        var delay = min(maximumDelay, baseDelay * pow(2, Double(number - 1)))
+        guard number < attempts ?? maximumAttempts,
+              anyMethod || methods.contains(HTTPMethod(rawValue: method ?? "GET")) else { return nil }
+        var delay = min(maximumDelay, baseDelay * pow(2, Double(min(number, 62) - 1)))
         delay *= 1 - max(0, min(1, jitter)) * random()
         switch failure {
         case .transport(let code):

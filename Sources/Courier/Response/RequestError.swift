@@ -84,9 +84,26 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
     /// The associated value is the request's URL.
     case notCached(URL?)
 
+    /// A durable request added before a restart got a response, but its response type (the
+    /// associated name) is not among the queue's ``Durability/responseTypes``, so it cannot be
+    /// made: the response is kept as it came, status, header fields and body. Register the type
+    /// at start-up (see ``DurableResponseTypes``).
+    /// ```swift
+    /// if case .failure(.responseTypeNotRegistered(let name, let response, let body)) = result {
+    ///     log("\(name) not registered; status \(response.statusCode), \(body.data.count) bytes")
+    /// }
+    /// ```
+    case responseTypeNotRegistered(String, response: HTTPURLResponse, body: ResponseData)
+
+    /// A durable request ended in an earlier run of the app with a failure that cannot be made
+    /// again as it was (the associated text is how it was described then). Failures on the wire,
+    /// timeouts and cancellations come back as themselves.
+    case failedBeforeRestart(String)
+
     /// The HTTP status code, when the server's response is known.
     public var statusCode: Int? {
         if case .validationFailed(let response, _) = self { return response.statusCode }
+        if case .responseTypeNotRegistered(_, let response, _) = self { return response.statusCode }
         return nil
     }
 
@@ -160,6 +177,12 @@ public enum RequestError: Error, Sendable, CustomStringConvertible {
             return "No stored response\(subject) may answer, and the request may not use the network "
                 + "(cache policy onlyCached, or Cache-Control: only-if-cached). Load it once with the network "
                 + "available, or use the returnCachedElseLoad policy to fall back to the network."
+        case .responseTypeNotRegistered(let name, let response, let body):
+            return "The durable request's response (status \(response.statusCode), \(body.data.count) bytes) cannot be made "
+                + "into \(name): the type is not registered in the queue's Durability.responseTypes. "
+                + "Register it at start-up; the raw response is kept in this error."
+        case .failedBeforeRestart(let text):
+            return "The durable request failed before the app restarted: \(text)"
         }
     }
 }

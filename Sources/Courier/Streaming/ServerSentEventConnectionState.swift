@@ -179,6 +179,11 @@ extension RequestError {
             guard case .responseTypeMismatch(expected, actual) = rhs else { return false }
         case .notCached(let url):
             guard case .notCached(url) = rhs else { return false }
+        case .responseTypeNotRegistered(let name, let response, let body):
+            guard case .responseTypeNotRegistered(name, let other, let otherBody) = rhs,
+                  response.statusCode == other.statusCode, body.data == otherBody.data else { return false }
+        case .failedBeforeRestart(let text):
+            guard case .failedBeforeRestart(text) = rhs else { return false }
         }
         return true
     }

@@ -131,36 +131,6 @@ final class JournalRecoveryTests: JournalTestCase {
 
     // MARK: Bad disks
 
-    /// Makes `folder` read-only: by its mode, or (for root, whom modes do not stop) by the
-    /// immutable attribute; nil when neither stops this process from writing there.
-    private func makeReadOnly(_ folder: URL) throws -> (() -> Void)? {
-        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
-        let restoreMode = { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
-        if !FileManager.default.createFile(atPath: folder.appendingPathComponent("probe").path, contents: nil) { return { _ = restoreMode() } }
-        try FileManager.default.removeItem(at: folder.appendingPathComponent("probe"))
-        #if os(Linux)
-        if run("/usr/bin/chattr", "+i", folder.path) == 0 {
-            return {
-                _ = self.run("/usr/bin/chattr", "-i", folder.path)
-                _ = restoreMode()
-            }
-        }
-        #endif
-        _ = restoreMode()
-        return nil
-    }
-
-    private func run(_ executable: String, _ arguments: String...) -> Int32 {
-        guard FileManager.default.isExecutableFile(atPath: executable) else { return -1 }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
     func testAReadOnlyFolderIsReported() throws {
         // Given a journal with one request, in a folder then made read-only
         var journal: Journal? = try openJournal()

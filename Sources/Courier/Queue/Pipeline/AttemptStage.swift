@@ -11,8 +11,10 @@ extension RequestQueue {
     func launch(_ attempt: Attempt, slot: Once) {
         let request = attempt.current
         let task = makeTask(for: attempt, slot: slot)
-        // The timeout covers the whole request: its deadline is set once, on the first send.
+        // The timeout covers the whole request: its deadline is set once, on the first send; a
+        // durable request's covers each attempt (it may be tried for days).
         let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
+            || durable != nil && attempt.redirects == 0 && attempt.box.durable != nil
         let timeout = request.urlRequest.timeoutInterval
         let deadline = isFirstSend && timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
         let attached = state.withLock {
@@ -60,7 +62,9 @@ extension RequestQueue {
         let completed = Once()
         let workQueueKey = self.workQueueKey
         let workQueue = self.workQueue
+        // A durable request's end writes its journal: never on the curl loop's thread.
         let runsOnlyCourierCode = delegate == nil && configuration.authenticator == nil && !attempt.box.isRequestDelegate
+            && (durable == nil || attempt.box.durable == nil)
         return transport.makeTask(for: request) { result in
             // The contract says once; a transport that breaks it must not end a request twice.
             guard completed.take() else { return }

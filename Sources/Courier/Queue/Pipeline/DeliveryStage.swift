@@ -35,6 +35,13 @@ extension RequestQueue {
 
     /// Tells delegates of a failure, then hands the result to its observers.
     func conclude(_ claim: QueueState.Claim) {
+        if claim.startsNext { runStartLoop() }
+        // A durable request's result is journaled before anyone hears of it.
+        var delivered: (@Sendable () -> Void)?
+        if let durable, let record = claim.box.durable {
+            recordDurableResult(claim, record)
+            delivered = { durable.markDelivered(record.journalID) }
+        }
         // A stream that failed or was cancelled after its head ended with a `StreamedResponse`
         // saying so: a failure for the delegates all the same.
         if let error = claim.result.endingError {
@@ -42,12 +49,14 @@ extension RequestQueue {
             claim.box.didFail(claim.urlRequest, error: error)
         }
         delegate?.requestQueue(self, didFinishWith: claim.metrics)
-        Self.deliver(claim, on: configuration.callbackQueue, state: state)
+        Self.deliver(claim, on: configuration.callbackQueue, state: state, delivered: delivered)
     }
 
     /// Hands a result to its observers on the callback queue, then to those that came while it
-    /// was on its way; only then is the request finished.
-    static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue, state: Locked<QueueState>) {
+    /// was on its way; only then is the request finished. `delivered` is called once any observer
+    /// got it (a durable request's journal notes it).
+    static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue, state: Locked<QueueState>,
+                        delivered: (@Sendable () -> Void)? = nil) {
         if let file = claim.temporaryFile {
             try? FileManager.default.removeItem(at: file)
         }
@@ -64,7 +73,12 @@ extension RequestQueue {
             // Nobody to tell on the callback queue, unless an observer came meanwhile.
             let late = state.withLock { $0.markDelivered(claim.id) }
             if !late.isEmpty {
-                TransportHandOver.async(on: callbackQueue) { DeliveryScope.run { for observer in late { observer(claim.result) } } }
+                TransportHandOver.async(on: callbackQueue) {
+                    DeliveryScope.run { for observer in late { observer(claim.result) } }
+                    delivered?()
+                }
+            } else if claim.completion != nil || !claim.typeObservers.isEmpty || !claim.updateHandlers.isEmpty {
+                delivered?()
             }
             return
         }
@@ -77,6 +91,7 @@ extension RequestQueue {
                 for observer in claim.typeObservers where !observer.isDirect { observer.deliver(update) }
                 for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
             }
+            delivered?()
         }
     }
 

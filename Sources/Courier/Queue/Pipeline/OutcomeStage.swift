@@ -40,10 +40,17 @@ extension RequestQueue {
     /// Schedules the next attempt if the retry policy allows it (the deadline still ends the
     /// request during the backoff).
     private func retry(_ attempt: Attempt, failure: RetryPolicy.RetryableFailure, error: RequestError) -> Bool {
-        guard let policy = configuration.retryPolicy,
-              let delay = policy.delay(after: attempt.number, method: attempt.original.urlRequest.httpMethod,
-                                       failure: failure)
-        else { return false }
+        let delay: TimeInterval
+        if durable != nil, let record = attempt.box.durable {
+            guard let durableDelay = retryDurably(attempt, record, failure: failure) else { return false }
+            delay = durableDelay
+        } else {
+            guard let policy = configuration.retryPolicy,
+                  let policyDelay = policy.delay(after: attempt.number, method: attempt.original.urlRequest.httpMethod,
+                                                 failure: failure)
+            else { return false }
+            delay = policyDelay
+        }
         guard state.withLock({ $0.pause(attempt) }) else { return false }
         // Told before the backoff starts, so that it always precedes the next attempt's willSend.
         delegate?.requestQueue(self, willRetry: attempt.current.urlRequest, attempt: attempt.number, after: error)

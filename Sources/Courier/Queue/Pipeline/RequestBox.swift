@@ -29,11 +29,14 @@ protocol AnyRequestBox: Sendable {
     /// Whether its update observers are shown a stored response before its result
     /// (``RequestQueue/load(_:priority:owner:handler:)``).
     var showsCachedFirst: Bool { get }
+    /// What the journal keeps of a durable request; nil for any other.
+    var durable: DurableRecord? { get }
 }
 
 extension AnyRequestBox {
     var sink: (any ResponseSink)? { nil }
     var showsCachedFirst: Bool { false }
+    var durable: DurableRecord? { nil }
 }
 
 struct RequestBox<R: Request>: AnyRequestBox {

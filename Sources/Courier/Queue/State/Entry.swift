@@ -39,6 +39,8 @@ final class Entry {
     var resume: Attempt?
     /// Courier's own temporary body file, removed when the request ends.
     var temporaryFile: URL?
+    /// The lane of a durable request that has one (``Lanes``).
+    var lane: String?
     var metrics: RequestMetrics
 
     init(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?, completion: IDObserver?,

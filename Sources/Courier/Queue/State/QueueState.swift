@@ -40,6 +40,9 @@ struct QueueState {
         let temporaryFile: URL?
         let metrics: RequestMetrics
         let progressObservers: [ProgressObserver]
+        /// Whether ending it admitted the next request of its lane and claimed a run of the
+        /// start loop, which the caller must run.
+        var startsNext = false
     }
 
     let timing: Timing
@@ -52,6 +55,7 @@ struct QueueState {
     private var retention: ResultRetention
     private var progress = ProgressWatch()
     private var typeObservers = TypeObserverTable()
+    private var lanes = Lanes()
 
     init(limit: Int, resultRetentionCount: Int, resultRetentionInterval: Double, timing: Timing, alarm: Alarm) {
         admission = Admission(limit: limit)
@@ -82,6 +86,33 @@ struct QueueState {
         // The watchdog releases them if the block has not ended within the patience.
         if first { schedule(.watchDeferredStart, at: now &+ timing.deferredStartPatience) }
         return (id, first)
+    }
+
+    /// Adds a durable request under the ID its journal keeps, behind the requests of its lane,
+    /// if any; a request whose next attempt is due later (one added before a restart) waits until
+    /// then. Returns whether the caller claimed the next run of the start loop and must run it.
+    mutating func enqueueDurable(_ box: any AnyRequestBox, id: RequestID, lane: String?, now: UInt64) -> Bool {
+        let entry = Entry(box: box, priority: .normal, owner: nil, completion: nil,
+                          metrics: RequestMetrics(id: id, addedAt: box.durable?.addedAt ?? Date()))
+        entry.lane = lane
+        entries.insert(entry, for: id)
+        if let lane, !lanes.add(id, to: lane) { return false }
+        admitDurable(id, entry, now: now)
+        return admission.claimRun()
+    }
+
+    /// Admits a durable request to the waiting list, or, when its next attempt is due later,
+    /// holds it paused until then.
+    private mutating func admitDurable(_ id: RequestID, _ entry: Entry, now: UInt64) {
+        if let record = entry.box.durable {
+            let wait = record.nextAttemptAt.timeIntervalSinceNow
+            if wait > 0 {
+                entry.phase = .paused(record.prepared.urlRequest)
+                schedule(.resume(Attempt(id: id, box: entry.box, original: record.prepared)), at: now &+ UInt64(wait * 1e9))
+                return
+            }
+        }
+        admission.append(id, priority: entry.priority)
     }
 
     private mutating func insertEntry(_ box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?,
@@ -217,6 +248,8 @@ struct QueueState {
     mutating func pause(_ attempt: Attempt) -> Bool {
         guard let entry = entries[attempt.id] else { return false }
         entry.phase = .paused(attempt.current.urlRequest)
+        // A durable request's timeout is its attempt's: the next attempt sets its own.
+        if entry.lane != nil || entry.box.durable != nil { timetable.cancelDeadline(of: attempt.id) }
         return true
     }
 
@@ -317,11 +350,17 @@ struct QueueState {
             result = .success(made)
         }
         retention.ended(id, with: result, now: now)
-        return Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
-                     idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
-                     completion: entry.completion, updateHandlers: entry.updateHandlers,
-                     showedCachedValue: entry.showedCachedValue, temporaryFile: entry.temporaryFile, metrics: metrics,
-                     progressObservers: progress.forget(id))
+        var claim = Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
+                          idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
+                          completion: entry.completion, updateHandlers: entry.updateHandlers,
+                          showedCachedValue: entry.showedCachedValue, temporaryFile: entry.temporaryFile, metrics: metrics,
+                          progressObservers: progress.forget(id))
+        // The next request of its lane may go now.
+        if let lane = entry.lane, let next = lanes.end(id, in: lane), let nextEntry = entries[next] {
+            admitDurable(next, nextEntry, now: now)
+            claim.startsNext = admission.claimRun()
+        }
+        return claim
     }
 
     /// Ends at once every request for which `isIncluded` holds (all by default), oldest first.
@@ -345,7 +384,8 @@ struct QueueState {
     mutating func addObserver(_ observer: @escaping IDObserver, for id: RequestID,
                               expecting type: ObjectIdentifier, typeName: () -> String, now: UInt64) -> ObserverRegistration {
         if let entry = entries[id] {
-            guard entry.box.responseType == type else {
+            // A durable request of an unregistered type ends with a failure any observer can take.
+            guard entry.box.responseType == type || entry.box.responseType == ObjectIdentifier(UnregisteredResponseType.self) else {
                 return .deliverNow(.failure(.responseTypeMismatch(expected: typeName(), actual: entry.box.responseTypeName)))
             }
             entry.idObservers.append(observer)
@@ -422,6 +462,6 @@ struct QueueState {
 
     /// Sizes of the per-request tables, for tests that check they stay bounded.
     var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
-        (entries.count, admission.waitingCount + deferredStart.count, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
+        (entries.count, admission.waitingCount + deferredStart.count + lanes.waitingCount, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
     }
 }

@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A queue's journal of durable requests with what the queue needs around it: the response
+/// types the app registered, the limits, what an earlier run left pending, and a serial queue for
+/// the writes that need not hold up anything (a result noted as delivered).
+final class DurableJournal: Sendable {
+    let durability: Durability
+    /// The journal, or why it could not be opened (every `addDurably` then throws it).
+    let opened: Result<Journal, JournalError>
+    /// The requests an earlier run left pending, in the order added.
+    let pendingAtOpen: [JournalEntry]
+    /// Writes made after the fact, in order; `close` waits for them.
+    private let writes = DispatchQueue(label: "Courier.DurableJournal.writes")
+
+    init(_ durability: Durability) {
+        self.durability = durability
+        var pending: [JournalEntry] = []
+        do throws(JournalError) {
+            let journal = try Journal(folder: durability.folder, configuration: durability.limits.journalConfiguration)
+            do throws(JournalError) {
+                try journal.purge()
+                pending = try journal.pending()
+                for entry in pending { Self.noteID(entry.requestID) }
+                for result in try journal.results(undeliveredOnly: false) { Self.noteID(result.requestID) }
+            } catch {
+                journal.close()
+                throw error
+            }
+            opened = .success(journal)
+        } catch {
+            opened = .failure(error)
+        }
+        pendingAtOpen = pending
+    }
+
+    /// The journal, or the error that it could not be opened.
+    func journal() throws(JournalError) -> Journal {
+        try opened.get()
+    }
+
+    private static func noteID(_ journalID: String) {
+        if let raw = UInt64(journalID), let id = RequestID(durableRawValue: raw) { RequestID.noteDurable(id) }
+    }
+
+    /// Notes, after the fact, that the app has seen a result.
+    func markDelivered(_ journalID: String) {
+        guard case .success(let journal) = opened else { return }
+        writes.async { try? journal.markDelivered(journalID) }
+    }
+
+    /// Closes the journal once the writes queued before have been made.
+    func close() {
+        guard case .success(let journal) = opened else { return }
+        writes.sync { journal.close() }
+    }
+
+    // MARK: Outcomes
+
+    /// What the journal keeps of a request's final result: the response it came from (a value,
+    /// or a rejection), or the failure.
+    static func outcome(of result: AnyResult) -> JournalOutcome {
+        switch result {
+        case .success(let success):
+            if let made = success as? MadeValue, let body = made.rawBody {
+                return .response(status: made.head.status, headerFields: made.head.headerFields, body: body)
+            }
+            return .failure(JournaledFailure(kind: .other, text: "the response was not kept").encoded)
+        case .failure(let error):
+            switch error {
+            case .validationFailed(let response, let body), .responseTypeNotRegistered(_, let response, let body):
+                let head = ResponseHead(response)
+                return .response(status: head.status, headerFields: head.headerFields, body: body.data)
+            default:
+                return .failure(JournaledFailure(error).encoded)
+            }
+        }
+    }
+
+    /// A journaled result as the queue delivers it, made into the registered type.
+    func result(of outcome: JournalOutcome, entry: JournalEntry?, decoding: ResponseDecoding) -> AnyResult {
+        switch outcome {
+        case .response(let status, let fields, let body):
+            let url = entry?.request.url ?? URL(string: "about:blank")!
+            let typeName = entry?.request.responseType ?? "an unknown type"
+            return DurableBox.make(ResponseHead(status: status, headerFields: fields, url: url), body: body,
+                                   maker: durability.responseTypes[typeName], typeName: typeName, decoding: decoding)
+        case .failure(let text):
+            return .failure(JournaledFailure(decoding: text).error)
+        }
+    }
+}
+
+/// A failure as the journal keeps it: a small JSON object with what makes the error again
+/// (a transport error's code, a count, a limit) and its description.
+struct JournaledFailure: Codable, Equatable {
+    enum Kind: String, Codable {
+        case transport, timedOut, cancelled, tooManyRedirects, responseTooLarge, other
+    }
+
+    var kind: Kind
+    var code: Int?
+    var text: String
+
+    init(kind: Kind, code: Int? = nil, text: String) {
+        self.kind = kind
+        self.code = code
+        self.text = text
+    }
+
+    init(_ error: RequestError) {
+        switch error {
+        case .transportFailed(let urlError): self.init(kind: .transport, code: urlError.code.rawValue, text: error.description)
+        case .timedOut: self.init(kind: .timedOut, text: error.description)
+        case .cancelled: self.init(kind: .cancelled, text: error.description)
+        case .tooManyRedirects(let count): self.init(kind: .tooManyRedirects, code: count, text: error.description)
+        case .responseTooLarge(let limit): self.init(kind: .responseTooLarge, code: limit, text: error.description)
+        default: self.init(kind: .other, text: error.description)
+        }
+    }
+
+    /// Reads what `encoded` wrote; any other text is an `.other` failure saying it.
+    init(decoding text: String) {
+        self = (try? JSONDecoder().decode(Self.self, from: Data(text.utf8))) ?? Self(kind: .other, text: text)
+    }
+
+    var encoded: String {
+        // Encoding a struct of strings and integers cannot fail.
+        (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? text
+    }
+
+    /// The error again, as it was when it can be made so.
+    var error: RequestError {
+        switch (kind, code) {
+        case (.transport, let code?):
+            // Failable on Linux, not on Apple platforms.
+            let urlCode: URLError.Code? = URLError.Code(rawValue: code)
+            return .transportFailed(URLError(urlCode ?? .unknown))
+        case (.timedOut, _): return .timedOut
+        case (.cancelled, _): return .cancelled
+        case (.tooManyRedirects, let count?): return .tooManyRedirects(count)
+        case (.responseTooLarge, let limit?): return .responseTooLarge(limit: limit)
+        default: return .failedBeforeRestart(text)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Durable requests (#22): journaled before `addDurably` returns, resumed by the next queue opened
+// on the same folder, one result each across restarts. The journal is written at four points:
+// add (append), a retry (markAttempt), the end (recordResult, before observers are told), and
+// once an observer got the result (markDelivered). A queue without durability never comes here.
+
+extension RequestQueue {
+    /// Opens a queue with a journal of durable requests, or says at once why the journal cannot
+    /// be used; the requests an earlier run left pending are sent again, under their IDs.
+    ///
+    /// ```swift
+    /// var configuration = RequestQueueConfiguration.default
+    /// configuration.durability = Durability(folder: Durability.standardFolder(named: "api"),
+    ///                                       responseTypes: [Message.self])
+    /// let queue = try RequestQueue.open(configuration: configuration, baseURL: api)
+    /// ```
+    /// A static function rather than a throwing initializer: the queue's initializer does not
+    /// throw (most queues touch no disk), and Swift cannot overload it on throwing alone. A queue
+    /// made with ``init(configuration:delegate:baseURL:)`` and durability opens the journal too, but
+    /// keeps the error to itself until ``addDurably(_:lane:)`` throws it.
+    /// - Parameters:
+    ///   - configuration: As for ``init(configuration:delegate:baseURL:)``, with
+    ///     ``RequestQueueConfiguration/durability`` set (without it this is that initializer).
+    ///   - delegate: Told about every step of every request. Default: `nil`.
+    ///   - baseURL: What relative request paths are resolved against. Default: `nil`.
+    /// - Throws: ``JournalError`` when the journal's folder cannot be created or written, another
+    ///   queue or process holds it, or its file is damaged (nothing is replayed from it).
+    public static func open(
+        configuration: RequestQueueConfiguration,
+        delegate: (any RequestQueueDelegate)? = nil,
+        baseURL: URL? = nil
+    ) throws(JournalError) -> RequestQueue {
+        let queue = RequestQueue(configuration: configuration, delegate: delegate, baseURL: baseURL)
+        if case .failure(let error) = queue.durable?.opened { throw error }
+        return queue
+    }
+
+    /// Adds a request that survives the app's end: it is journaled to disk and flushed before
+    /// this returns, then sent as ``add(_:priority:owner:)`` sends it, retried across failures
+    /// and restarts until it has a final result or ``Durability/limits`` end it.
+    ///
+    /// ```swift
+    /// let id = try queue.addDurably(SendMessage(text: "On my way"), lane: "chat-42")
+    /// queue.addObserver(for: id) { (result: Result<Message, RequestError>) in … }
+    /// ```
+    /// Every attempt carries the same `Idempotency-Key` header (made once and journaled; a key
+    /// the request sets itself is kept instead), so the server can tell a replay from a new
+    /// write. The ID stays valid across restarts: an observer added for it in a later run gets
+    /// the result (made into the type registered in ``Durability/responseTypes``), and exactly
+    /// one observer's run gets it. Requests of one `lane` are sent one at a time, in the order
+    /// they were added, also after a restart; other lanes and ordinary requests go on meanwhile.
+    ///
+    /// The journal keeps what the request's builder made (method, URL, header fields, body bytes
+    /// or a copy of its body file); delegates and the authenticator run again for every attempt.
+    /// After a restart, the request's own validation and decoding are those of its registered
+    /// response type, with the queue's ``RequestQueueConfiguration/decoding``.
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - lane: The lane whose requests go one at a time, in order. Default: `nil`, none.
+    /// - Returns: The request's ID, a durable one (``RequestID/isDurable``).
+    /// - Throws: ``JournalError`` at once, with nothing sent: the queue has no durability
+    ///   (``JournalError/Kind/notConfigured``), the request cannot be journaled (a body stream,
+    ///   parameters that do not encode: ``JournalError/Kind/requestNotJournalable``), or the
+    ///   journal cannot be written (disk full, read-only, bounds reached).
+    @discardableResult
+    public func addDurably<R: Request>(_ request: R, lane: String? = nil) throws(JournalError) -> RequestID {
+        guard let durable else {
+            throw JournalError(.notConfigured, path: "", detail: "its configuration's durability is nil")
+        }
+        let journal = try durable.journal()
+        let box = RequestBox(request: request)
+        let prepared: PreparedRequest
+        do {
+            prepared = try builder.prepare(request)
+        } catch {
+            throw JournalError(.requestNotJournalable, path: journal.path, detail: "its parameters cannot be encoded: \(error)")
+        }
+        defer { prepared.removeTemporaryFiles() }
+        let journalRequest = try DurableRecord.journalRequest(prepared, lane: lane, responseType: box.responseTypeName,
+                                                              path: journal.path)
+        let id = RequestID.nextDurable()
+        let entry = try journal.append(journalRequest, requestID: String(id.rawValue))
+        let record = DurableRecord(entry, timeout: prepared.urlRequest.timeoutInterval)
+        let durableBox = DurableBox(record: record, live: box, maker: nil, responseTypeName: box.responseTypeName)
+        if state.withLock({ $0.enqueueDurable(durableBox, id: id, lane: lane, now: Self.now()) }) { runStartLoop() }
+        return id
+    }
+
+    /// Adds the requests an earlier run left pending, in the order they were added, under their IDs.
+    func resumeDurableRequests(_ durable: DurableJournal) {
+        let types = durable.durability.responseTypes
+        for entry in durable.pendingAtOpen {
+            let record = DurableRecord(entry, timeout: configuration.timeoutInterval)
+            let typeName = entry.request.responseType
+            let box = DurableBox(record: record, live: nil, maker: types[typeName], responseTypeName: typeName)
+            guard let raw = UInt64(entry.requestID), let id = RequestID(durableRawValue: raw) else {
+                // Not an ID a queue made: a journal written otherwise. Ended, never sent under a made-up ID.
+                let failure = JournaledFailure(kind: .other, text: "its journal ID \(entry.requestID) is not a durable request ID")
+                _ = try? durable.journal().recordResult(entry.requestID, .failure(failure.encoded))
+                continue
+            }
+            if state.withLock({ $0.enqueueDurable(box, id: id, lane: entry.request.lane, now: Self.now()) }) { runStartLoop() }
+        }
+    }
+
+    /// Records a durable request's final result in the journal, before anyone is told. When the
+    /// journal cannot take it, the app is still told (it must get a result); the request then
+    /// stays pending in the journal and is sent again, with its key, after a restart.
+    func recordDurableResult(_ claim: QueueState.Claim, _ record: DurableRecord) {
+        guard let journal = try? durable?.journal() else { return }
+        _ = try? journal.recordResult(record.journalID, DurableJournal.outcome(of: claim.result))
+    }
+
+    /// Whether a durable attempt that failed is tried again: as the retry policy says (the
+    /// queue's, or the default one), whatever its method, until the durability's attempts or age
+    /// run out, counted across restarts. The attempt and the next one's time go to the journal.
+    func retryDurably(_ attempt: Attempt, _ record: DurableRecord, failure: RetryPolicy.RetryableFailure) -> TimeInterval? {
+        guard let durable, let journal = try? durable.journal() else { return nil }
+        let limits = durable.durability.limits
+        let policy = configuration.retryPolicy ?? .default
+        let attempts = record.priorAttempts + attempt.number
+        guard let delay = policy.delay(after: attempts, method: nil, failure: failure, anyMethod: true,
+                                       attempts: limits.attempts) else { return nil }
+        let next = Date().addingTimeInterval(delay)
+        guard next < record.addedAt.addingTimeInterval(limits.age) else { return nil }
+        do {
+            try journal.markAttempt(record.journalID, nextAttemptAt: next)
+        } catch {
+            // Retried all the same: only the count a later run starts from is behind.
+        }
+        return delay
+    }
+
+    /// Gives an observer of a durable request that this queue no longer holds (one added before
+    /// a restart, or ended long ago) its result from the journal, and notes it as delivered.
+    func observeJournaledResult(of id: RequestID, in durable: DurableJournal, observer: @escaping IDObserver) {
+        let callbackQueue = configuration.callbackQueue
+        let decoding = configuration.decoding
+        workQueue.async {
+            let journalID = String(id.rawValue)
+            let result: AnyResult
+            do throws(JournalError) {
+                let journal = try durable.journal()
+                if let kept = try journal.result(journalID) {
+                    result = durable.result(of: kept.outcome, entry: try journal.entry(journalID), decoding: decoding)
+                } else {
+                    result = .failure(.resultUnavailable(id))
+                }
+            } catch {
+                result = .failure(.failedBeforeRestart("its result cannot be read from the journal: \(error)"))
+            }
+            callbackQueue.async {
+                DeliveryScope.run { observer(result) }
+                if case .failure(.resultUnavailable) = result { return }
+                durable.markDelivered(journalID)
+            }
+        }
+    }
+}

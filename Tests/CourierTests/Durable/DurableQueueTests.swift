@@ -1,0 +1,260 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import XCTest
+@testable import Courier
+
+struct DurableMessage: Decodable, Sendable, Equatable {
+    let id: Int
+    let text: String
+}
+
+struct DurableDraft: JSONBodyData {
+    let text: String
+}
+
+/// A durable write: POST /messages/<name> with a JSON body, answered by a ``DurableMessage``.
+struct SendDurableMessage: Request {
+    typealias ResponseType = DurableMessage
+    var name: String
+    var parameters: DurableDraft { DurableDraft(text: name) }
+    var path: String { "/messages/\(name)" }
+    var method: HTTPMethod { .post }
+}
+
+/// A queue with a journal in the test's folder, its requests answered by a ``StubTransport``.
+class DurableQueueTestCase: JournalTestCase {
+    let callbacks = DispatchQueue(label: "DurableQueueTests.callbacks")
+
+    func durableQueue(_ transport: StubTransport, types: DurableResponseTypes = [DurableMessage.self],
+                      limits: Durability.Limits = Durability.Limits(),
+                      retryPolicy: RetryPolicy? = nil, delegate: (any RequestQueueDelegate)? = nil) -> RequestQueue {
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = callbacks
+        configuration.retryPolicy = retryPolicy
+        configuration.durability = Durability(folder: folder, responseTypes: types, limits: limits)
+        return RequestQueue(configuration: configuration, delegate: delegate, baseURL: URL(string: "https://api.example.com"),
+                            transport: transport)
+    }
+
+    /// Waits for the delivery blocks under way first: a result is noted as delivered once its
+    /// observers' block has ended, and a queue released before that gives it again after a reopen.
+    func release(_ queue: inout RequestQueue?, transport: StubTransport, file: StaticString = #filePath, line: UInt = #line) {
+        callbacks.sync {}
+        queue = nil
+        XCTAssertTrue(transport.waitForInvalidation(), "the queue was not released", file: file, line: line)
+    }
+
+    /// A copy of the journal's files, opened as a journal of its own: what is on disk now,
+    /// read without the queue's lock on the original.
+    func journalOnDisk() throws -> Journal {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("courier-journal-copy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: copy) }
+        for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: databasePath + suffix) {
+            try FileManager.default.copyItem(atPath: databasePath + suffix,
+                                             toPath: copy.appendingPathComponent(Journal.fileName).path + suffix)
+        }
+        let journal = try Journal(folder: copy)
+        addTeardownBlock { journal.close() }
+        return journal
+    }
+
+    static func created(_ id: Int, _ text: String) -> StubTransport.Reply {
+        .json("{\"id\": \(id), \"text\": \"\(text)\"}", status: 201)
+    }
+}
+
+/// Durable requests through the queue: journaled before `addDurably` returns, one
+/// Idempotency-Key for every attempt, resumed after a reopen with their IDs, results of
+/// unregistered types, and bad folders.
+final class DurableQueueTests: DurableQueueTestCase {
+    func testTheRequestIsJournaledBeforeAddDurablyReturns() throws {
+        // Given a durable queue whose transport holds every request
+        let transport = StubTransport { _ in .hold }
+        let queue = durableQueue(transport)
+        // When a request is added durably
+        let id = try queue.addDurably(SendDurableMessage(name: "one"), lane: "chat-42")
+        // Then the journal's file, read as it is on disk now, has it, with its ID and a key
+        let pending = try journalOnDisk().pending()
+        XCTAssertEqual(pending.count, 1)
+        XCTAssertEqual(pending.first?.requestID, String(id.rawValue))
+        XCTAssertEqual(pending.first?.request.method, "POST")
+        XCTAssertEqual(pending.first?.request.url.absoluteString, "https://api.example.com/messages/one")
+        XCTAssertEqual(pending.first?.request.lane, "chat-42")
+        XCTAssertEqual(pending.first?.request.body, .bytes(Data("{\"text\":\"one\"}".utf8)))
+        XCTAssertEqual(pending.first?.request.headerFields["Content-Type"], "application/json")
+        XCTAssertEqual(pending.first?.request.responseType, String(reflecting: DurableMessage.self))
+        XCTAssertEqual(pending.first?.idempotencyKey.count, 36)
+        XCTAssertTrue(id.isDurable)
+        XCTAssertTrue(transport.waitForStarts(1))
+        transport.releaseAll(with: Self.created(1, "one"))
+    }
+
+    func testTheSameIdempotencyKeyGoesWithEveryAttempt() throws {
+        // Given a durable queue whose first attempt cannot connect, and a retry policy
+        let attempts = Locked(0)
+        let transport = StubTransport { _ in
+            attempts.withLock { $0 += 1; return $0 } == 1 ? .failure(.cannotConnectToHost) : Self.created(7, "retried")
+        }
+        let queue = durableQueue(transport, retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: 0.01, jitter: 0))
+        // When a POST is added durably
+        let id = try queue.addDurably(SendDurableMessage(name: "retried"))
+        // Then it ends with the second attempt's response
+        XCTAssertEqual(try result(of: id, on: queue, as: DurableMessage.self)?.get(), DurableMessage(id: 7, text: "retried"))
+        // And both attempts (a POST, retried for its key) carried the journal's key
+        let keys = transport.started.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        XCTAssertEqual(keys.count, 2)
+        XCTAssertEqual(keys[0], keys[1])
+        let journal = try journalOnDisk()
+        let entry = try XCTUnwrap(try journal.entry(String(id.rawValue)))
+        XCTAssertEqual(keys[0], entry.idempotencyKey)
+        // And the journal counted the failed attempt and kept the result
+        XCTAssertEqual(entry.attempts, 1)
+        XCTAssertEqual(entry.state, .ended)
+        guard case .response(201, _, let body)? = try journal.result(String(id.rawValue))?.outcome else {
+            return XCTFail("no response journaled")
+        }
+        XCTAssertEqual(String(decoding: body, as: UTF8.self), "{\"id\": 7, \"text\": \"retried\"}")
+    }
+
+    func testAReopenedQueueSendsThePendingRequestOnceAndDeliversItsResultUnderItsID() throws {
+        // Given a durable request in flight when its queue is released (the app ends)
+        let first = StubTransport { _ in .hold }
+        var queue: RequestQueue? = durableQueue(first)
+        let id = try queue!.addDurably(SendDurableMessage(name: "later"))
+        XCTAssertTrue(first.waitForStarts(1))
+        let key = first.started.first?.value(forHTTPHeaderField: "Idempotency-Key")
+        release(&queue, transport: first)
+        // When a queue is opened on the same folder
+        let second = StubTransport { _ in Self.created(3, "later") }
+        queue = durableQueue(second)
+        // Then it sends the request again, once, with the same key
+        XCTAssertTrue(second.waitForStarts(1))
+        // And an observer added now gets its result under the same ID
+        XCTAssertEqual(try result(of: id, on: queue!, as: DurableMessage.self)?.get(), DurableMessage(id: 3, text: "later"))
+        XCTAssertEqual(second.started.map { $0.value(forHTTPHeaderField: "Idempotency-Key") }, [key])
+        XCTAssertEqual(second.started.map { $0.url?.absoluteString }, ["https://api.example.com/messages/later"])
+        XCTAssertEqual(second.started.first?.httpBody, Data("{\"text\":\"later\"}".utf8))
+        release(&queue, transport: second)
+        // And a third opening sends nothing and has no result left for it: the app got it once
+        let third = StubTransport { _ in .status(500) }
+        queue = durableQueue(third)
+        guard case .failure(.resultUnavailable(id))? = result(of: id, on: queue!, as: DurableMessage.self) else {
+            return XCTFail("the result was delivered again")
+        }
+        XCTAssertEqual(third.started.count, 0)
+    }
+
+    func testAResultOfARequestEndedBeforeTheReopenIsDeliveredAfterIt() throws {
+        // Given a durable request that ended while nobody observed it, and its queue released
+        let first = StubTransport { _ in Self.created(4, "unseen") }
+        let finished = FinishDelegate(expectation(description: "finished"))
+        var queue: RequestQueue? = durableQueue(first, delegate: finished)
+        let id = try queue!.addDurably(SendDurableMessage(name: "unseen"))
+        // (The delegate hears of the end after the journal has the result.)
+        wait(for: [finished.finished], timeout: 30)
+        XCTAssertNotNil(try journalOnDisk().result(String(id.rawValue)))
+        release(&queue, transport: first)
+        // When the queue is opened again and an observer asks for the ID
+        let second = StubTransport { _ in .status(500) }
+        queue = durableQueue(second)
+        // Then it gets the journaled result, decoded into the registered type, and nothing is sent
+        XCTAssertEqual(try result(of: id, on: queue!, as: DurableMessage.self)?.get(), DurableMessage(id: 4, text: "unseen"))
+        XCTAssertEqual(second.started.count, 0)
+    }
+
+    func testAResultOfAnUnregisteredTypeKeepsTheRawResponse() throws {
+        // Given a request pending when its queue is released
+        let first = StubTransport { _ in .hold }
+        var queue: RequestQueue? = durableQueue(first)
+        let id = try queue!.addDurably(SendDurableMessage(name: "raw"))
+        XCTAssertTrue(first.waitForStarts(1))
+        release(&queue, transport: first)
+        // When it is reopened without its response type registered, and the server answers
+        let second = StubTransport { _ in Self.created(5, "raw") }
+        queue = durableQueue(second, types: [])
+        // Then the observer gets a failure naming the type, with the response as it came
+        guard case .failure(.responseTypeNotRegistered(let name, let response, let body))? = result(
+            of: id, on: queue!, as: DurableMessage.self) else { return XCTFail("not a responseTypeNotRegistered") }
+        XCTAssertEqual(name, String(reflecting: DurableMessage.self))
+        XCTAssertEqual(response.statusCode, 201)
+        XCTAssertEqual(String(decoding: body.data, as: UTF8.self), "{\"id\": 5, \"text\": \"raw\"}")
+    }
+
+    func testAReadOnlyFolderMakesAddDurablyThrowAtOnceAndSendsNothing() throws {
+        // Given a read-only folder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard let restore = try makeReadOnly(folder) else { throw XCTSkip("cannot make a folder read-only for this user") }
+        defer { restore() }
+        // When a queue is opened on it
+        var configuration = RequestQueueConfiguration.default
+        configuration.durability = Durability(folder: folder)
+        XCTAssertThrowsError(try RequestQueue.open(configuration: configuration)) { error in
+            // Then opening says so
+            XCTAssertEqual((error as? JournalError)?.kind, .readOnly)
+        }
+        // And a queue made anyway throws the same at every durable add, and sends nothing
+        let transport = StubTransport()
+        let queue = durableQueue(transport)
+        XCTAssertThrowsError(try queue.addDurably(SendDurableMessage(name: "x"))) { error in
+            XCTAssertEqual((error as? JournalError)?.kind, .readOnly)
+        }
+        XCTAssertEqual(transport.started.count, 0)
+    }
+
+    func testAFullDiskMakesAddDurablyThrowAtOnceAndSendsNothing() throws {
+        // Given a durable queue whose journal may not grow past 12 pages (a full disk)
+        let transport = StubTransport { _ in .hold }
+        var limits = Durability.Limits()
+        limits.maximumPageCount = 12
+        let queue = durableQueue(transport, limits: limits)
+        // When requests with 2 KiB bodies are added until one fails
+        var failure: JournalError?
+        var accepted = 0
+        for index in 0..<100 {
+            do {
+                try queue.addDurably(Endpoint(.post, "/big/\(index)", parameters: DurableDraft(text: String(repeating: "x", count: 2048)),
+                                              as: DurableMessage.self), lane: "one-at-a-time")
+                accepted += 1
+            } catch {
+                failure = error
+                break
+            }
+        }
+        // Then the failure says the disk is full, and only the accepted ones were journaled
+        XCTAssertEqual(failure?.kind, .diskFull)
+        XCTAssertEqual(try journalOnDisk().pending().count, accepted)
+        // And the lane sent only its first one so far
+        XCTAssertTrue(transport.waitForStarts(1))
+        XCTAssertEqual(transport.started.map { $0.url?.path }, ["/big/0"])
+        transport.releaseAll(with: .status(500))
+    }
+
+    func testWithoutDurabilityAddDurablyThrowsNotConfigured() {
+        // Given a queue without durability
+        let transport = StubTransport()
+        let queue = RequestQueue(configuration: .default, delegate: nil, baseURL: URL(string: "https://api.example.com"),
+                                 transport: transport)
+        // When a request is added durably, then it is refused at once and nothing is sent
+        XCTAssertThrowsError(try queue.addDurably(SendDurableMessage(name: "x"))) { error in
+            XCTAssertEqual((error as? JournalError)?.kind, .notConfigured)
+        }
+        XCTAssertEqual(transport.started.count, 0)
+    }
+}
+
+/// Tells the test that a request has ended (after its result was journaled).
+final class FinishDelegate: RequestQueueDelegate {
+    let finished: XCTestExpectation
+
+    init(_ finished: XCTestExpectation) {
+        self.finished = finished
+    }
+
+    func requestQueue(_ queue: RequestQueue, didFinishWith metrics: RequestMetrics) {
+        finished.fulfill()
+    }
+}
