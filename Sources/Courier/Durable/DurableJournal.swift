@@ -16,9 +16,18 @@ final class DurableJournal: Sendable {
     /// Writes made after the fact, in order; `close` waits for them.
     private let writes = DispatchQueue(label: "Courier.DurableJournal.writes")
 
+    /// The folder as this process names it among the ones it holds; nil when it could not be
+    /// claimed (then the journal did not open either).
+    private let heldFolder: String?
+
     init(_ durability: Durability) {
         self.durability = durability
+        let folder = durability.folder.standardizedFileURL.path
         var pending: [JournalEntry] = []
+        // A queue of this process released a moment ago may still hold the folder while it hands
+        // out its last results: wait for it rather than failing as held elsewhere.
+        let claimed = HeldFolders.shared.claim(folder, waitingUpTo: 10)
+        heldFolder = claimed ? folder : nil
         do throws(JournalError) {
             let journal = try Journal(folder: durability.folder, configuration: durability.limits.journalConfiguration)
             do throws(JournalError) {
@@ -32,6 +41,7 @@ final class DurableJournal: Sendable {
             }
             opened = .success(journal)
         } catch {
+            if claimed { HeldFolders.shared.letGo(folder) }
             opened = .failure(error)
         }
         pendingAtOpen = pending
@@ -52,10 +62,50 @@ final class DurableJournal: Sendable {
         writes.async { try? journal.markDelivered(journalID) }
     }
 
-    /// Closes the journal once the writes queued before have been made.
+    /// Durable requests whose attempt was stopped at its deadline, until that attempt's end is
+    /// seen (as a cancellation, which it then is not).
+    private let timedOut = Locked<Set<RequestID>>([])
+
+    func noteTimedOut(_ id: RequestID) {
+        timedOut.withLock { _ = $0.insert(id) }
+    }
+
+    /// Whether the attempt of `id` that just ended was stopped at its deadline.
+    func takeTimedOut(_ id: RequestID) -> Bool {
+        timedOut.withLock { $0.remove(id) != nil }
+    }
+
+    /// Deliveries of durable results under way, and whether the queue asked to close.
+    private let deliveries = Locked<(running: Int, closing: Bool)>((0, false))
+
+    /// A durable result is being handed to its observers; ``deliveryEnded()`` follows, once.
+    func deliveryStarted() {
+        deliveries.withLock { $0.running += 1 }
+    }
+
+    /// The delivery is over (after ``markDelivered(_:)``, when observers got it).
+    func deliveryEnded() {
+        let closes = deliveries.withLock { deliveries in
+            deliveries.running -= 1
+            return deliveries.closing && deliveries.running == 0
+        }
+        if closes { closeNow() }
+    }
+
+    /// Closes the journal once the deliveries under way have ended and the writes queued before
+    /// have been made: the queue's, when it goes. Until then its folder stays held.
     func close() {
+        let now = deliveries.withLock { deliveries in
+            deliveries.closing = true
+            return deliveries.running == 0
+        }
+        if now { closeNow() }
+    }
+
+    private func closeNow() {
         guard case .success(let journal) = opened else { return }
         writes.sync { journal.close() }
+        if let heldFolder { HeldFolders.shared.letGo(heldFolder) }
     }
 
     // MARK: Outcomes
@@ -91,6 +141,34 @@ final class DurableJournal: Sendable {
         case .failure(let text):
             return .failure(JournaledFailure(decoding: text).error)
         }
+    }
+}
+
+/// The journal folders this process holds, so that opening one a released queue still holds
+/// (its last deliveries under way) waits for it to be let go instead of failing.
+final class HeldFolders: Sendable {
+    static let shared = HeldFolders()
+
+    private let condition = NSCondition()
+    private let held = Locked<Set<String>>([])
+
+    /// Marks `folder` held by the caller, waiting up to `seconds` while this process holds it.
+    /// Returns false when it was still held then (the journal's own lock will say so).
+    func claim(_ folder: String, waitingUpTo seconds: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !held.withLock({ $0.insert(folder).inserted }) {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        return true
+    }
+
+    func letGo(_ folder: String) {
+        condition.lock()
+        held.withLock { _ = $0.remove(folder) }
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

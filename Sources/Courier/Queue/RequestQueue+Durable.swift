@@ -141,6 +141,8 @@ extension RequestQueue {
     func observeJournaledResult(of id: RequestID, in durable: DurableJournal, observer: @escaping IDObserver) {
         let callbackQueue = configuration.callbackQueue
         let decoding = configuration.decoding
+        // Counted, so that the journal outlives the queue until the result is noted as seen.
+        durable.deliveryStarted()
         workQueue.async {
             let journalID = String(id.rawValue)
             let result: AnyResult
@@ -156,8 +158,8 @@ extension RequestQueue {
             }
             callbackQueue.async {
                 DeliveryScope.run { observer(result) }
-                if case .failure(.resultUnavailable) = result { return }
-                durable.markDelivered(journalID)
+                if case .failure(.resultUnavailable) = result {} else { durable.markDelivered(journalID) }
+                durable.deliveryEnded()
             }
         }
     }

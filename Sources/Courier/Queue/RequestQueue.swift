@@ -279,7 +279,15 @@ public final class RequestQueue: Sendable {
             return observeJournaledResult(of: id, in: durable, observer: observer)
         }
         if case .deliverNow(let result) = registration {
-            configuration.callbackQueue.async { DeliveryScope.run { observer(result) } }
+            // A durable result kept from this run: noted as seen once the observer got it.
+            let durable = id.isDurable ? durable : nil
+            durable?.deliveryStarted()
+            configuration.callbackQueue.async {
+                DeliveryScope.run { observer(result) }
+                guard let durable else { return }
+                if case .failure(.resultUnavailable) = result {} else { durable.markDelivered(String(id.rawValue)) }
+                durable.deliveryEnded()
+            }
         }
     }
 

@@ -82,6 +82,8 @@ public struct RetryPolicy: Sendable {
         switch failure {
         case .transport(let code):
             return urlErrorCodes.contains(code) ? delay : nil
+        case .attemptTimedOut:
+            return delay
         case .status(let response):
             guard statusCodes.contains(response.status) else { return nil }
             if honorsRetryAfter, let asked = Self.retryAfter(response) {
@@ -94,6 +96,9 @@ public struct RetryPolicy: Sendable {
     enum RetryableFailure {
         case transport(URLError.Code)
         case status(ResponseHead)
+        /// A durable request's attempt ran out of its time: always tried again (its
+        /// Idempotency-Key makes a replay safe), whatever the codes listed.
+        case attemptTimedOut
     }
 
     /// The delay a `Retry-After` header asks for: delta-seconds or an HTTP date.

@@ -142,8 +142,9 @@ final class DurableQueueTests: DurableQueueTestCase {
         // And a third opening sends nothing and has no result left for it: the app got it once
         let third = StubTransport { _ in .status(500) }
         queue = durableQueue(third)
-        guard case .failure(.resultUnavailable(id))? = result(of: id, on: queue!, as: DurableMessage.self) else {
-            return XCTFail("the result was delivered again")
+        let again = result(of: id, on: queue!, as: DurableMessage.self)
+        guard case .failure(.resultUnavailable(id))? = again else {
+            return XCTFail("the result was delivered again: \(String(describing: again))")
         }
         XCTAssertEqual(third.started.count, 0)
     }

@@ -27,7 +27,12 @@ extension RequestQueue {
         let state = self.state
         workQueue.async {
             for claim in claims {
-                guard let queue = weakSelf.queue else { return Self.deliver(claim, on: callbackQueue, state: state) }
+                guard let queue = weakSelf.queue else {
+                    // The queue went meanwhile: its results go without delegates, each of them; a
+                    // durable one not at all (it is not journaled as ended: the next opening sends it).
+                    if claim.box.durable == nil { Self.deliver(claim, on: callbackQueue, state: state) }
+                    continue
+                }
                 queue.conclude(claim)
             }
         }
@@ -37,10 +42,16 @@ extension RequestQueue {
     func conclude(_ claim: QueueState.Claim) {
         if claim.startsNext { runStartLoop() }
         // A durable request's result is journaled before anyone hears of it.
-        var delivered: (@Sendable () -> Void)?
+        var ended: (@Sendable (_ seen: Bool) -> Void)?
         if let durable, let record = claim.box.durable {
             recordDurableResult(claim, record)
-            delivered = { durable.markDelivered(record.journalID) }
+            // Counted, so that a queue released meanwhile closes its journal only once the
+            // result is noted as seen (else a reopen would give it again).
+            durable.deliveryStarted()
+            ended = { seen in
+                if seen { durable.markDelivered(record.journalID) }
+                durable.deliveryEnded()
+            }
         }
         // A stream that failed or was cancelled after its head ended with a `StreamedResponse`
         // saying so: a failure for the delegates all the same.
@@ -49,14 +60,15 @@ extension RequestQueue {
             claim.box.didFail(claim.urlRequest, error: error)
         }
         delegate?.requestQueue(self, didFinishWith: claim.metrics)
-        Self.deliver(claim, on: configuration.callbackQueue, state: state, delivered: delivered)
+        Self.deliver(claim, on: configuration.callbackQueue, state: state, ended: ended)
     }
 
     /// Hands a result to its observers on the callback queue, then to those that came while it
-    /// was on its way; only then is the request finished. `delivered` is called once any observer
-    /// got it (a durable request's journal notes it).
+    /// was on its way; only then is the request finished. `ended` is called once, when the
+    /// delivery is over, saying whether any observer got the result (a durable request's journal
+    /// notes it).
     static func deliver(_ claim: QueueState.Claim, on callbackQueue: DispatchQueue, state: Locked<QueueState>,
-                        delivered: (@Sendable () -> Void)? = nil) {
+                        ended: (@Sendable (_ seen: Bool) -> Void)? = nil) {
         if let file = claim.temporaryFile {
             try? FileManager.default.removeItem(at: file)
         }
@@ -75,10 +87,10 @@ extension RequestQueue {
             if !late.isEmpty {
                 TransportHandOver.async(on: callbackQueue) {
                     DeliveryScope.run { for observer in late { observer(claim.result) } }
-                    delivered?()
+                    ended?(true)
                 }
-            } else if claim.completion != nil || !claim.typeObservers.isEmpty || !claim.updateHandlers.isEmpty {
-                delivered?()
+            } else {
+                ended?(claim.completion != nil || !claim.typeObservers.isEmpty || !claim.updateHandlers.isEmpty)
             }
             return
         }
@@ -91,7 +103,7 @@ extension RequestQueue {
                 for observer in claim.typeObservers where !observer.isDirect { observer.deliver(update) }
                 for observer in state.withLock({ $0.markDelivered(claim.id) }) { observer(claim.result) }
             }
-            delivered?()
+            ended?(true)
         }
     }
 

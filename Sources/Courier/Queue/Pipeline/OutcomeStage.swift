@@ -13,6 +13,11 @@ extension RequestQueue {
         let request = attempt.current.urlRequest
         switch result {
         case .failure(let error):
+            if case .cancelled = error, attempt.box.durable != nil, durable?.takeTimedOut(id) == true {
+                // A durable attempt stopped at its deadline (TimedWork): tried again while the limits allow.
+                if retry(attempt, failure: .attemptTimedOut, error: .timedOut) { return }
+                return fail(id, urlRequest: request, error: .timedOut)
+            }
             if case .transportFailed(let urlError) = error, retry(attempt, failure: .transport(urlError.code), error: error) {
                 return
             }

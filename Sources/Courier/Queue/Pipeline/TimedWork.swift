@@ -8,6 +8,13 @@ extension RequestQueue {
         for job in state.withLock({ $0.takeDueJobs(now: now) }) {
             switch job {
             case .deadline(let id):
+                // A durable request's deadline is its attempt's: the attempt is stopped, and
+                // its end (OutcomeStage) tries it again.
+                if let durable, let task = state.withLock({ $0.runningDurableTask(id) }) {
+                    durable.noteTimedOut(id)
+                    task.cancel()
+                    continue
+                }
                 // Whatever it is doing: running, backing off before a retry, or waiting for
                 // credentials; but a stream whose body is under way has no timeout any more.
                 if let claim = state.withLock({ $0.claimExpired(id, now: now) }) { end([claim]) }

@@ -223,6 +223,12 @@ struct QueueState {
     }
 
     /// Ends a request whose timeout passed, unless its streamed body is under way.
+    /// The transfer of a durable request's attempt under way, if that is what `id` is doing.
+    func runningDurableTask(_ id: RequestID) -> (any TransportTask)? {
+        guard let entry = entries[id], entry.box.durable != nil, case .running(let task, _) = entry.phase else { return nil }
+        return task
+    }
+
     mutating func claimExpired(_ id: RequestID, now: UInt64) -> Claim? {
         if let entry = entries[id], case .streaming = entry.phase { return nil }
         return claim(id, result: .failure(.timedOut), urlRequest: nil, now: now)
