@@ -31,6 +31,8 @@ let allFigures: [Figure] = [
     Figure(key: "cache", title: "HTTP cache: hits from memory and disk, and a miss", needsServer: true, run: cacheFigure),
     Figure(key: "resources", title: "Observable resources: an observed load against a send, and memory", needsServer: true,
            run: resourceFigure),
+    Figure(key: "durable", title: "Durable requests: add from one thread and 16, and the cost to other requests",
+           needsServer: true, run: durableFigure),
     Figure(key: "tls-connect", title: "HTTPS: a new queue's first request, and reconnections", needsServer: true,
            run: tlsConnectFigure),
     Figure(key: "tls-load", title: "HTTPS: requests/s, 16 and 64 in flight, HTTP/1.1 and HTTP/2", needsServer: true,
