@@ -1,7 +1,7 @@
 /// The active requests of one queue, by ID: an array indexed by the ID's distance from the
 /// oldest active one, with a dictionary for the rare IDs far beyond it.
 ///
-/// A queue draws its IDs in increasing order, with gaps only where other queues drew theirs, so
+/// A queue draws most IDs in increasing order, with gaps only where other queues drew theirs, so
 /// an array makes `add` cost the same at 100,000 waiting requests as at 10 (a hash table's random
 /// probes into a table of megabytes do not). An ID further than the array's size (and at least
 /// 1,024) past its end goes to the overflow dictionary instead of filling a run of empty slots.
@@ -15,7 +15,9 @@ struct EntryTable<Entry: AnyObject> {
     private(set) var count = 0
 
     subscript(id: RequestID) -> Entry? {
-        if let index = index(of: id.rawValue) { return slots[index] }
+        // An empty slot may stand where an ID put in the overflow came to be covered by the array
+        // later (an ID added out of order: a durable request's, drawn before its journal write).
+        if let index = index(of: id.rawValue), let entry = slots[index] { return entry }
         return overflow.isEmpty ? nil : overflow[id.rawValue]
     }
 
@@ -35,7 +37,9 @@ struct EntryTable<Entry: AnyObject> {
         }
         let offset = raw - base
         if offset < UInt64(slots.count) {
-            slots[Int(offset)] = entry
+            // Before the first live slot (an ID older than those removed since): a slot there is
+            // out of reach of lookups, so the overflow holds it.
+            if Int(offset) < head { overflow[raw] = entry } else { slots[Int(offset)] = entry }
             return
         }
         let gap = offset - UInt64(slots.count)
@@ -50,8 +54,7 @@ struct EntryTable<Entry: AnyObject> {
     /// Removes and returns the entry of `id`, if any.
     @discardableResult
     mutating func remove(_ id: RequestID) -> Entry? {
-        if let index = index(of: id.rawValue) {
-            guard let entry = slots[index] else { return nil }
+        if let index = index(of: id.rawValue), let entry = slots[index] {
             slots[index] = nil
             count -= 1
             while head < slots.count, slots[head] == nil { head += 1 }

@@ -67,4 +67,62 @@ final class EntryTableTests: XCTestCase {
         XCTAssertEqual(table.ids(where: { _ in true }), reference.keys.sorted().map(id))
         for (raw, item) in reference { XCTAssertTrue(table[id(raw)] === item) }
     }
+
+    func testAnIDFromTheOverflowThatTheArrayGrewOverIsStillFound() {
+        // Given an ID far enough ahead to go to the overflow (durable IDs jump by 1,024 a millisecond)
+        var table = EntryTable<Item>()
+        table.insert(Item("first"), for: id(100))
+        table.insert(Item("ahead"), for: id(100 + 3_000))
+        // When the array grows over it, in steps within its reach
+        table.insert(Item("step"), for: id(100 + 1_000))
+        table.insert(Item("step 2"), for: id(100 + 2_000))
+        table.insert(Item("past"), for: id(100 + 3_010))
+
+        // Then it is still found, listed and removed
+        XCTAssertEqual(table[id(100 + 3_000)]?.name, "ahead")
+        XCTAssertEqual(table.ids(where: { _ in true }), [id(100), id(1_100), id(2_100), id(3_100), id(3_110)])
+        XCTAssertEqual(table.remove(id(100 + 3_000))?.name, "ahead")
+        XCTAssertNil(table[id(100 + 3_000)])
+        XCTAssertEqual(table.count, 4)
+    }
+
+    func testAnIDOlderThanTheFirstLiveOneIsFound() {
+        // Given a table whose first IDs were removed
+        var table = EntryTable<Item>()
+        for raw: UInt64 in 10...20 { table.insert(Item("\(raw)"), for: id(raw)) }
+        for raw: UInt64 in 10...15 { table.remove(id(raw)) }
+
+        // When an ID older than the first live one comes (added out of order)
+        table.insert(Item("late"), for: id(12))
+
+        // Then it is found, listed first and removed like any other
+        XCTAssertEqual(table[id(12)]?.name, "late")
+        XCTAssertEqual(table.ids(where: { _ in true }).first, id(12))
+        XCTAssertEqual(table.remove(id(12))?.name, "late")
+        XCTAssertEqual(table.count, 5)
+    }
+
+    func testAgreesWithADictionaryWhenIDsComeOutOfOrder() {
+        // IDs as durable requests draw them: by the millisecond times 1,024, added by several
+        // threads in an order that is not theirs
+        var table = EntryTable<Item>()
+        var reference: [UInt64: Item] = [:]
+        var random = SeededGenerator(seed: 11)
+        var clock: UInt64 = 1_000_000 << 10
+        for _ in 0..<20_000 {
+            if random.next() % 3 != 0 {
+                clock += random.next() % 4 == 0 ? 1_024 * (1 + random.next() % 3) : 1
+                let raw = clock - (random.next() % 4 == 0 ? random.next() % 3_000 : 0)
+                guard reference[raw] == nil else { continue }
+                let item = Item("\(raw)")
+                table.insert(item, for: id(raw))
+                reference[raw] = item
+            } else if let victim = reference.keys.randomElement(using: &random) {
+                XCTAssertTrue(table.remove(id(victim)) === reference.removeValue(forKey: victim))
+            }
+        }
+        XCTAssertEqual(table.count, reference.count)
+        XCTAssertEqual(table.ids(where: { _ in true }), reference.keys.sorted().map(id))
+        for (raw, item) in reference { XCTAssertTrue(table[id(raw)] === item, "\(raw)") }
+    }
 }
