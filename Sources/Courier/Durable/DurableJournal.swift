@@ -56,12 +56,6 @@ final class DurableJournal: Sendable {
         if let raw = UInt64(journalID), let id = RequestID(durableRawValue: raw) { RequestID.noteDurable(id) }
     }
 
-    /// Notes, after the fact, that the app has seen a result.
-    func markDelivered(_ journalID: String) {
-        guard case .success(let journal) = opened else { return }
-        writes.async { try? journal.markDelivered(journalID) }
-    }
-
     /// Durable requests whose attempt was stopped at its deadline, until that attempt's end is
     /// seen (as a cancellation, which it then is not).
     private let timedOut = Locked<Set<RequestID>>([])
@@ -78,18 +72,29 @@ final class DurableJournal: Sendable {
     /// Deliveries of durable results under way, and whether the queue asked to close.
     private let deliveries = Locked<(running: Int, closing: Bool)>((0, false))
 
-    /// A durable result is being handed to its observers; ``deliveryEnded()`` follows, once.
-    func deliveryStarted() {
+    /// A durable result is being handed to observers. The journal stays open (the queue's close
+    /// waits) until the returned closure is called, once, at the delivery's end, saying whether
+    /// an observer got the result: then the journal notes it as seen, so that no later run gives
+    /// it again.
+    func beginDelivery(of journalID: String) -> @Sendable (_ seen: Bool) -> Void {
         deliveries.withLock { $0.running += 1 }
+        return { seen in
+            if seen, case .success(let journal) = self.opened {
+                self.writes.async { try? journal.markDelivered(journalID) }
+            }
+            let closes = self.deliveries.withLock { deliveries in
+                deliveries.running -= 1
+                return deliveries.closing && deliveries.running == 0
+            }
+            if closes { self.closeNow() }
+        }
     }
 
-    /// The delivery is over (after ``markDelivered(_:)``, when observers got it).
-    func deliveryEnded() {
-        let closes = deliveries.withLock { deliveries in
-            deliveries.running -= 1
-            return deliveries.closing && deliveries.running == 0
-        }
-        if closes { closeNow() }
+    /// Whether handing `result` to an observer gives it the request's result: not when it says
+    /// there is none to give.
+    static func gives(_ result: AnyResult) -> Bool {
+        if case .failure(.resultUnavailable) = result { return false }
+        return true
     }
 
     /// Closes the journal once the deliveries under way have ended and the writes queued before

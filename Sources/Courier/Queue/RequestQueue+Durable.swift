@@ -7,7 +7,7 @@ import FoundationNetworking
 // Durable requests (#22): journaled before `addDurably` returns, resumed by the next queue opened
 // on the same folder, one result each across restarts. The journal is written at four points:
 // add (append), a retry (markAttempt), the end (recordResult, before observers are told), and
-// once an observer got the result (markDelivered). A queue without durability never comes here.
+// once an observer got the result (DurableJournal.beginDelivery). A queue without durability never comes here.
 
 extension RequestQueue {
     /// Opens a queue with a journal of durable requests, or says at once why the journal cannot
@@ -141,10 +141,10 @@ extension RequestQueue {
     func observeJournaledResult(of id: RequestID, in durable: DurableJournal, observer: @escaping IDObserver) {
         let callbackQueue = configuration.callbackQueue
         let decoding = configuration.decoding
-        // Counted, so that the journal outlives the queue until the result is noted as seen.
-        durable.deliveryStarted()
+        let journalID = String(id.rawValue)
+        // Begun now, so that the journal outlives the queue until the result is noted as seen.
+        let ended = durable.beginDelivery(of: journalID)
         workQueue.async {
-            let journalID = String(id.rawValue)
             let result: AnyResult
             do throws(JournalError) {
                 let journal = try durable.journal()
@@ -158,8 +158,7 @@ extension RequestQueue {
             }
             callbackQueue.async {
                 DeliveryScope.run { observer(result) }
-                if case .failure(.resultUnavailable) = result {} else { durable.markDelivered(journalID) }
-                durable.deliveryEnded()
+                ended(DurableJournal.gives(result))
             }
         }
     }

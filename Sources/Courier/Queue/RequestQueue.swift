@@ -280,13 +280,10 @@ public final class RequestQueue: Sendable {
         }
         if case .deliverNow(let result) = registration {
             // A durable result kept from this run: noted as seen once the observer got it.
-            let durable = id.isDurable ? durable : nil
-            durable?.deliveryStarted()
+            let ended = id.isDurable ? durable?.beginDelivery(of: String(id.rawValue)) : nil
             configuration.callbackQueue.async {
                 DeliveryScope.run { observer(result) }
-                guard let durable else { return }
-                if case .failure(.resultUnavailable) = result {} else { durable.markDelivered(String(id.rawValue)) }
-                durable.deliveryEnded()
+                ended?(DurableJournal.gives(result))
             }
         }
     }

@@ -45,13 +45,7 @@ extension RequestQueue {
         var ended: (@Sendable (_ seen: Bool) -> Void)?
         if let durable, let record = claim.box.durable {
             recordDurableResult(claim, record)
-            // Counted, so that a queue released meanwhile closes its journal only once the
-            // result is noted as seen (else a reopen would give it again).
-            durable.deliveryStarted()
-            ended = { seen in
-                if seen { durable.markDelivered(record.journalID) }
-                durable.deliveryEnded()
-            }
+            ended = durable.beginDelivery(of: record.journalID)
         }
         // A stream that failed or was cancelled after its head ended with a `StreamedResponse`
         // saying so: a failure for the delegates all the same.
