@@ -108,6 +108,8 @@ struct DurableBox: AnyRequestBox {
     /// Never: each carries its own Idempotency-Key.
     var sharesIdenticalRequests: Bool { false }
     var redirectPolicy: RedirectPolicy? { live?.redirectPolicy }
+    /// Durable requests always wait for the network.
+    var whileOffline: OfflinePolicy? { .wait }
 
     /// The journal's request, whatever the builder would make now.
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {

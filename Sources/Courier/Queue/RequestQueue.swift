@@ -60,6 +60,8 @@ public final class RequestQueue: Sendable {
     private let alarm: Alarm
     /// The journal of durable requests; nil without ``RequestQueueConfiguration/durability``.
     let durable: DurableJournal?
+    /// Whether nothing is held back or gone (see ``ConnectivityGate``): every send reads it.
+    let networkQuiet = QuietFlag()
 
     /// Creates a queue.
     /// - Parameters:
@@ -87,6 +89,7 @@ public final class RequestQueue: Sendable {
     /// - Parameters:
     ///   - sweepInterval: How often dead type observers are swept, in seconds.
     ///   - deferredStartPatience: How long an observer may hold back a start it claimed, in nanoseconds.
+    ///   - connectivity: What the queue starts knowing of the network, with its probes' delays.
     init(
         configuration: RequestQueueConfiguration,
         delegate: (any RequestQueueDelegate)?,
@@ -94,6 +97,7 @@ public final class RequestQueue: Sendable {
         transport: any Transport,
         sweepInterval: Double = 2,
         deferredStartPatience: UInt64 = 10_000_000,
+        connectivity: Connectivity = Connectivity(),
         workQueue: DispatchQueue = DispatchQueue(label: "Courier.RequestQueue.work", attributes: .concurrent)
     ) {
         self.configuration = configuration
@@ -114,7 +118,7 @@ public final class RequestQueue: Sendable {
         state = Locked(QueueState(limit: configuration.maxConcurrentRequests,
                                   resultRetentionCount: configuration.resultRetentionCount,
                                   resultRetentionInterval: configuration.resultRetentionInterval,
-                                  timing: timing, alarm: alarm))
+                                  timing: timing, alarm: alarm, quiet: networkQuiet, connectivity: connectivity))
         configurationHeaderError = Self.validateHeaders(configuration.sessionConfiguration.httpAdditionalHeaders)
         durable = configuration.durability.map(DurableJournal.init)
         let weakSelf = WeakRequestQueue(self)
@@ -136,7 +140,8 @@ public final class RequestQueue: Sendable {
     deinit {
         alarm.stop()
         // Nothing may capture `self` here, so results are delivered without delegates.
-        let claims = state.withLock { $0.claimAll(result: .failure(.cancelled), now: Self.now()) }
+        let (claims, watchers) = state.withLock { ($0.claimAll(result: .failure(.cancelled), now: Self.now()), $0.takeNetworkWatchers()) }
+        for watcher in watchers { watcher.finish() }
         // Before the transport lets go: once it has, a queue opened on the folder finds it free.
         durable?.close()
         // Not here: the last reference may go on a transport's own queue, and on Linux

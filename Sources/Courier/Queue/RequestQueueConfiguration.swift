@@ -165,6 +165,18 @@ public struct RequestQueueConfiguration: Sendable {
     /// ```
     public var durability: Durability?
 
+    /// What requests do while the network or their origin is gone (see ``NetworkStatus``):
+    /// `.wait` holds them, out of their concurrency slots, until it answers again (their timeout
+    /// still runs); a request may choose otherwise with ``Request/whileOffline``.
+    /// Default: ``OfflinePolicy/fail``, sent anyway and failing as the network fails. Durable
+    /// requests always wait.
+    /// ```swift
+    /// configuration.whileOffline = .wait
+    /// let queue = RequestQueue(configuration: configuration, baseURL: api)
+    /// queue.pause()     // the app's own switch: nothing starts until resume()
+    /// ```
+    public var whileOffline: OfflinePolicy = .fail
+
     /// Creates the default configuration.
     public init() {}
 

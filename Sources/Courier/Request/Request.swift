@@ -95,6 +95,11 @@ public protocol Request: Sendable {
     /// ``RawResponse`` as the response type it is the value, whatever its status.
     var redirectPolicy: RedirectPolicy? { get }
 
+    /// Whether the request waits while the network or its origin is gone, or fails as the
+    /// network fails (see ``NetworkStatus``). Default: `nil`, the queue's
+    /// ``RequestQueueConfiguration/whileOffline``.
+    var whileOffline: OfflinePolicy? { get }
+
     /// How a JSON body is decoded into ``Request/ResponseType``. Default: `nil`, the queue's
     /// ``RequestQueueConfiguration/decoding``.
     var decoding: ResponseDecoding? { get }
@@ -134,6 +139,7 @@ extension Request {
     public var method: HTTPMethod { .get }
     public var decoding: ResponseDecoding? { nil }
     public var redirectPolicy: RedirectPolicy? { nil }
+    public var whileOffline: OfflinePolicy? { nil }
 }
 
 extension Request where ParametersType == EmptyParameters {

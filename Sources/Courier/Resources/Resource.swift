@@ -228,8 +228,11 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 
     private func send(token: Int, policy: CachePolicy?) {
-        let showsStored = storage.withLock { $0.state.value == nil }
-        let box = RequestBox(request: request, showsCachedFirst: showsStored, policyOverride: policy)
+        let (showsStored, afterFailure) = storage.withLock { ($0.state.value == nil, $0.state.failures > 0) }
+        // A load after a failure waits while its origin is gone, rather than failing again: it
+        // goes (as the queue's probe, if it is the oldest waiting) when the origin is back.
+        let box = RequestBox(request: request, showsCachedFirst: showsStored, policyOverride: policy,
+                             offlineOverride: afterFailure ? .wait : nil)
         // Direct: the update hops to the context here, not through the callback queue as well.
         let updates = UpdateHandler(deliver: { [weak self] update in self?.received(update, token: token) }, isDirect: true)
         // Started here (the context, which waits for nothing else meanwhile) rather than by waking
@@ -358,4 +361,8 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 }
 
-extension Resource: AnyResource {}
+extension Resource: AnyResource {
+    func reconnected() {
+        change { $0.reconnected(now: $1) }
+    }
+}

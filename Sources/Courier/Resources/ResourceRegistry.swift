@@ -7,6 +7,8 @@ import Synchronization
 /// A ``Resource`` seen from its queue, which does not know its type.
 protocol AnyResource: AnyObject, Sendable {
     func invalidate()
+    /// The network, or the resource's origin, came back.
+    func reconnected()
 }
 
 /// A queue's live resources, one per request key, held weakly; and the resources a write makes
@@ -125,6 +127,18 @@ final class ResourceRegistry: Sendable {
     func invalidate(where matches: (Substring) -> Bool) {
         let stale = table.withLock { table in table.entries.compactMap { matches($0.key.url) ? $0.value.resource : nil } }
         for resource in stale { resource.invalidate() }
+    }
+
+    /// Tells the resources of `origin` (of every origin: `nil`, the network came back) that it is
+    /// back: watched ones that failed or went stale load again.
+    func reconnected(_ origin: Connectivity.Origin?) {
+        guard !isEmpty else { return }
+        let back = table.withLock { table in
+            table.entries.compactMap { key, entry in
+                origin == nil || URL(string: String(key.url)).flatMap(Connectivity.Origin.init) == origin ? entry.resource : nil
+            }
+        }
+        for resource in back { resource.reconnected() }
     }
 
     /// Invalidates what a response to a request with an unsafe method made stale: its URL, and

@@ -208,6 +208,16 @@ struct ResourceState: Sendable {
         return timerEffects(now: now)
     }
 
+    /// The network, or the resource's origin, came back (the queue saw an answer after finding
+    /// it gone): a watched resource whose last load failed, or whose value went stale, loads now
+    /// rather than at its retry's time.
+    mutating func reconnected(now: Double) -> [Effect] {
+        guard watchers > 0, load == nil else { return [] }
+        if value != nil, !isFresh(at: now) { isStale = true }
+        guard error != nil || isStale || isInvalidated else { return [] }
+        return requestLoad(.always, now: now)
+    }
+
     /// The app cancels the running load.
     func cancel() -> [Effect] {
         guard let id = load?.id else { return [] }

@@ -94,10 +94,11 @@ final class DurableQueueTests: DurableQueueTestCase {
     }
 
     func testTheSameIdempotencyKeyGoesWithEveryAttempt() throws {
-        // Given a durable queue whose first attempt cannot connect, and a retry policy
+        // Given a durable queue whose first attempt is refused for now (503), and a retry policy
+        // (a connection refused would not count as an attempt: DurableOfflineTests)
         let attempts = Locked(0)
         let transport = StubTransport { _ in
-            attempts.withLock { $0 += 1; return $0 } == 1 ? .failure(.cannotConnectToHost) : Self.created(7, "retried")
+            attempts.withLock { $0 += 1; return $0 } == 1 ? .status(503) : Self.created(7, "retried")
         }
         let queue = durableQueue(transport, retryPolicy: RetryPolicy(maximumAttempts: 3, baseDelay: 0.01, jitter: 0))
         // When a POST is added durably

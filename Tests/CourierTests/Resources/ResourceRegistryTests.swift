@@ -10,7 +10,9 @@ final class ResourceRegistryTests: XCTestCase {
     private final class Stub: AnyResource {
         let invalidations = Locked(0)
         let registration = Locked<ResourceRegistry.Registration?>(nil)
+        let reconnections = Locked(0)
         func invalidate() { invalidations.withLock { $0 += 1 } }
+        func reconnected() { reconnections.withLock { $0 += 1 } }
     }
 
     private func key(_ text: String) -> ResourceRegistry.Key {
@@ -85,5 +87,20 @@ final class ResourceRegistryTests: XCTestCase {
             "https://api.example.com/v1/postscript", "https://api.example.com/v1", "http://api.example.com/v1/posts",
             "https://other.example.com/v1/posts",
         ].map { matches(Substring($0)) }, [true, true, true, false, false, false, false])
+    }
+
+    func testTheResourcesOfAnOriginThatCameBackAreTold() {
+        // Given resources of two origins (the API's with its default port spelled out or not)
+        let registry = ResourceRegistry()
+        let posts = registry.resource(for: key("GET https://api.example.com/posts")) { _ in Stub() }
+        let users = registry.resource(for: key("GET https://api.example.com:443/users?page=2")) { _ in Stub() }
+        let image = registry.resource(for: key("GET http://images.example.com/a.png")) { _ in Stub() }
+
+        // When the API comes back, then the network
+        registry.reconnected(Connectivity.Origin(URL(string: "https://api.example.com")!))
+        registry.reconnected(nil)
+
+        // Then the API's resources heard twice, the image's once
+        XCTAssertEqual([posts, users, image].map { $0.reconnections.withLock { $0 } }, [2, 2, 1])
     }
 }

@@ -1,3 +1,7 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import XCTest
 @testable import Courier
 
@@ -163,6 +167,35 @@ final class ResourceStateTests: XCTestCase {
         XCTAssertEqual(third, [.setTimer(at: t0 + 6)])
         XCTAssertEqual(state.unwatch(now: t0 + 4), [.clearTimer])
         XCTAssertNil(state.retryAt)
+    }
+
+    func testAWatchedResourceLoadsAtOnceWhenItsOriginComesBackAfterAFailureOrWithAStaleValue() {
+        // Given a watched resource whose load failed (its retry due in 30 s)
+        var failed = State(retry: .init(initialDelay: .seconds(30)))
+        _ = failed.watch(now: t0)
+        _ = failed.finished(1, with: .failure(.transportFailed(URLError(.cannotConnectToHost))), now: t0)
+        // And a watched one whose value went stale, and one fresh
+        var stale = loaded(freshFor: 10)
+        _ = stale.watch(now: t0)
+        var fresh = loaded(freshFor: 60)
+        _ = fresh.watch(now: t0)
+        // And one that failed but nobody watches
+        var unwatched = State(retry: .init())
+        _ = unwatched.requestLoad(.always, now: t0)
+        _ = unwatched.finished(1, with: .failure(.timedOut), now: t0)
+
+        // When the origin comes back 20 s later
+        let effects = [failed.reconnected(now: t0 + 20), stale.reconnected(now: t0 + 20), fresh.reconnected(now: t0 + 20),
+                       unwatched.reconnected(now: t0 + 20)]
+
+        // Then the failed and the stale ones load now, the others do nothing
+        XCTAssertEqual(effects[0], [.send(token: 2, policy: nil), .clearTimer])
+        XCTAssertEqual(effects[1], [.send(token: 2, policy: nil), .clearTimer])
+        XCTAssertEqual(effects[2], [])
+        XCTAssertEqual(effects[3], [])
+        XCTAssertNil(failed.retryAt)
+        XCTAssertTrue(failed.isLoading)
+        XCTAssertNotNil(failed.error, "the error stays beside the value until a load succeeds")
     }
 
     func testAnUnwatchedResourceNeverRetries() {

@@ -11,12 +11,7 @@ extension RequestQueue {
     func launch(_ attempt: Attempt, slot: Once) {
         let request = attempt.current
         let task = makeTask(for: attempt, slot: slot)
-        // The timeout covers the whole request: its deadline is set once, on the first send; a
-        // durable request's covers each attempt (it may be tried for days).
-        let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
-            || durable != nil && attempt.redirects == 0 && attempt.box.durable != nil
-        let timeout = request.urlRequest.timeoutInterval
-        let deadline = isFirstSend && timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
+        let deadline = deadline(of: attempt)
         let attached = state.withLock {
             $0.attach(task, urlRequest: request.urlRequest,
                       temporaryFile: request.bodyFileIsTemporary ? request.bodyFile : nil,
@@ -40,6 +35,16 @@ extension RequestQueue {
             attempt.box.didSend(request.urlRequest)
         }
         task.resume()
+    }
+
+    /// When the attempt's request times out (uptime, nanoseconds), if this attempt sets it. The
+    /// timeout covers the whole request: its deadline is set once, on the first send (or when it
+    /// first waits for the network); a durable request's covers each attempt (it may be tried for days).
+    func deadline(of attempt: Attempt) -> UInt64? {
+        let isFirstSend = attempt.number == 1 && attempt.redirects == 0 && !attempt.retriedAfterRefresh
+            || durable != nil && attempt.redirects == 0 && attempt.box.durable != nil
+        let timeout = attempt.current.urlRequest.timeoutInterval
+        return isFirstSend && timeout > 0 && timeout < 1e9 ? Self.now() &+ UInt64(timeout * 1e9) : nil
     }
 
     /// The transport's task for an attempt: buffered, or streamed into the request's sink.
@@ -85,14 +90,23 @@ extension RequestQueue {
         let response = try? result.get()
         // Every hop of a write counts, redirects too, and whether or not the request still waits for it.
         if let response { resources.invalidate(after: response.head, to: attempt.current.urlRequest) }
-        let active = state.withLock { state in
+        // What the network did: told only while something is gone, or when this finds it gone.
+        let outcome = ConnectivityGate.Outcome(result)
+        let networkOutcome = !networkQuiet.isQuiet || outcome.findsSomethingGone ? outcome : nil
+        let (active, news) = state.withLock { state in
             // A body the cache answered with was not received (a 304's was empty).
             let received = response?.source == .network ? response?.body.count ?? 0 : 0
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
                                  statusCode: response?.head.status, source: response?.source,
                                  redirected: attempt.redirects > 0, negotiated: response?.negotiated)
-            return state.isActive(attempt.id)
+            // A response the cache gave says nothing of the network; a 304 behind it does.
+            let fromNetwork = response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
+            let news = networkOutcome.flatMap { outcome in
+                fromNetwork ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
+            }
+            return (state.isActive(attempt.id), news)
         }
+        if let news { follow(news) }
         guard active else { return releaseAndStartNext(slot) }
         if let response {
             switch redirect(attempt, after: response.head) {

@@ -18,8 +18,9 @@ extension RequestQueue {
                 if retry(attempt, failure: .attemptTimedOut, error: .timedOut) { return }
                 return fail(id, urlRequest: request, error: .timedOut)
             }
-            if case .transportFailed(let urlError) = error, retry(attempt, failure: .transport(urlError.code), error: error) {
-                return
+            if case .transportFailed(let urlError) = error {
+                if holdsForNetwork(attempt, after: urlError.code) { return }
+                if retry(attempt, failure: .transport(urlError.code), error: error) { return }
             }
             fail(id, urlRequest: request, error: error)
         case .success(let response):
@@ -37,6 +38,31 @@ extension RequestQueue {
                 }
                 fail(id, urlRequest: request, error: error)
             }
+        }
+    }
+
+    // MARK: - Connectivity
+
+    /// Whether the attempt waits for the network and its origin (``OfflinePolicy/wait``, or a
+    /// durable request within its age limit).
+    func waitsForNetwork(_ attempt: Attempt) -> Bool {
+        if let durable, let record = attempt.box.durable {
+            return Date() < record.addedAt.addingTimeInterval(durable.durability.limits.age)
+        }
+        return (attempt.box.whileOffline ?? configuration.whileOffline) == .wait
+    }
+
+    /// Holds a request that waits for the network when its attempt found the network or its
+    /// origin gone: it goes again when they are back, and the attempt does not count.
+    private func holdsForNetwork(_ attempt: Attempt, after code: URLError.Code) -> Bool {
+        guard Connectivity.meansNoNetwork(code) || Connectivity.meansUnreachable(code), waitsForNetwork(attempt) else {
+            return false
+        }
+        switch state.withLock({ $0.holdForNetwork(attempt) }) {
+        case .held, .ended, .again(startRun: false): return true
+        case .again(startRun: true):
+            runStartLoop()
+            return true
         }
     }
 

@@ -62,6 +62,11 @@ extension RequestQueue {
     /// Sends an attempt from the builder's request: delegates and the authenticator run again
     /// for every attempt, so a retry carries fresh credentials.
     func send(_ attempt: Attempt, slot: Once) {
+        // Held while the app has paused the queue, or while its origin is gone and it waits for it.
+        if !networkQuiet.isQuiet, !state.withLock({ $0.admitToNetwork(attempt, waits: waitsForNetwork(attempt),
+                                                                      deadline: attempt.box.durable == nil ? deadline(of: attempt) : nil) }) {
+            return releaseAndStartNext(slot)
+        }
         var attempt = attempt
         attempt.current = attempt.original
         attempt.redirects = 0

@@ -26,6 +26,8 @@ protocol AnyRequestBox: Sendable {
     var sharesIdenticalRequests: Bool { get }
     /// The request's ``Request/redirectPolicy``: `nil` for the queue's.
     var redirectPolicy: RedirectPolicy? { get }
+    /// The request's ``Request/whileOffline``: `nil` for the queue's.
+    var whileOffline: OfflinePolicy? { get }
     /// Whether its update observers are shown a stored response before its result
     /// (``RequestQueue/load(_:priority:owner:handler:)``).
     var showsCachedFirst: Bool { get }
@@ -44,6 +46,8 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var showsCachedFirst = false
     /// Replaces the request's own cache policy (a ``Resource`` that must see the origin's data).
     var policyOverride: CachePolicy?
+    /// Replaces the request's own ``Request/whileOffline`` (a ``Resource``'s load after a failure waits).
+    var offlineOverride: OfflinePolicy?
 
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
@@ -52,6 +56,7 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var cachePolicy: CachePolicy { policyOverride ?? request.cachePolicy }
     var sharesIdenticalRequests: Bool { request.sharesIdenticalRequests }
     var redirectPolicy: RedirectPolicy? { request.redirectPolicy }
+    var whileOffline: OfflinePolicy? { offlineOverride ?? request.whileOffline }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try builder.prepare(request)

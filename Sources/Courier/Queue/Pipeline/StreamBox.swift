@@ -24,6 +24,7 @@ struct StreamBox<R: Request, Outcome: Sendable>: AnyRequestBox {
     var cachePolicy: CachePolicy { .reload }
     var sharesIdenticalRequests: Bool { false }
     var redirectPolicy: RedirectPolicy? { request.redirectPolicy }
+    var whileOffline: OfflinePolicy? { request.whileOffline }
 
     func prepare(with builder: URLRequestBuilder) throws(RequestError) -> PreparedRequest {
         try request.prepare(with: builder)

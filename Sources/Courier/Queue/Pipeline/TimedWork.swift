@@ -26,6 +26,8 @@ extension RequestQueue {
                 state.withLock { $0.sweepTypeObservers(now: now) }
             case .watchDeferredStart:
                 if state.withLock({ $0.watchDeferredStart(now: now) }) { runStartLoop() }
+            case .probe(let target):
+                follow(state.withLock { $0.probeTimerFired(target, now: now) })
             }
         }
     }

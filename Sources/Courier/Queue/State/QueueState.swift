@@ -56,9 +56,17 @@ struct QueueState {
     private var progress = ProgressWatch()
     private var typeObservers = TypeObserverTable()
     private var lanes = Lanes()
+    private var gate = ConnectivityGate()
+    private var networkWatchers = NetworkWatchers()
+    /// Whether ``gate`` is quiet (nothing held back, nothing gone), read without the lock on
+    /// every send; written only here, under it.
+    private let quiet: QuietFlag
 
-    init(limit: Int, resultRetentionCount: Int, resultRetentionInterval: Double, timing: Timing, alarm: Alarm) {
+    init(limit: Int, resultRetentionCount: Int, resultRetentionInterval: Double, timing: Timing, alarm: Alarm,
+         quiet: QuietFlag = QuietFlag(), connectivity: Connectivity = Connectivity()) {
         admission = Admission(limit: limit)
+        gate = ConnectivityGate(connectivity: connectivity)
+        self.quiet = quiet
         retention = ResultRetention(limit: resultRetentionCount, maximumAge: resultRetentionInterval)
         self.timing = timing
         self.alarm = alarm
@@ -210,7 +218,8 @@ struct QueueState {
         entry.metrics.attempts = attempt
         if entry.metrics.startedAt == nil { entry.metrics.startedAt = Date() }
         if let temporaryFile { entry.temporaryFile = temporaryFile }
-        if let deadline { schedule(.deadline(id), at: deadline) }
+        // One set while it waited for the network stays: the timeout covers the wait.
+        if let deadline, !timetable.hasDeadline(id) { schedule(.deadline(id), at: deadline) }
         return true
     }
 
@@ -334,6 +343,7 @@ struct QueueState {
     mutating func claim(_ id: RequestID, result: AnyResult, urlRequest: URLRequest?, now: UInt64) -> Claim? {
         guard let entry = entries.remove(id) else { return nil }
         timetable.cancelDeadline(of: id)
+        if !gate.isQuiet || gate.heldAttempts > 0 { _ = carryOut(gate.forget(id, now: now), now: now) }
         var task: (any TransportTask)?
         var sentRequest = urlRequest
         switch entry.phase {
@@ -377,6 +387,97 @@ struct QueueState {
     /// Marks a result as delivered; returns the observers that came while it was on its way.
     mutating func markDelivered(_ id: RequestID) -> [IDObserver] {
         retention.delivered(id)
+    }
+
+    // MARK: - Connectivity
+
+    /// Lets an attempt go out, or holds it, paused and out of any slot, until the app resumes or
+    /// its origin is back (``ConnectivityGate``); `waits` when it waits for the network. Returns
+    /// false when it is held, or ended meanwhile: the caller gives its slot back.
+    /// - Parameter deadline: When its timeout ends it while it waits (uptime, nanoseconds), if
+    ///   it has none yet.
+    mutating func admitToNetwork(_ attempt: Attempt, waits: Bool, deadline: UInt64?) -> Bool {
+        guard let url = attempt.current.urlRequest.url, let origin = Connectivity.Origin(url),
+              !gate.isProbe(attempt.id), !gate.admits(origin, waits: waits) else { return true }
+        guard let entry = entries[attempt.id], pause(attempt) else { return false }
+        if let deadline, !timetable.hasDeadline(attempt.id) { schedule(.deadline(attempt.id), at: deadline) }
+        gate.hold(attempt, to: origin, waits: waits, added: entry.metrics.addedAt)
+        return false
+    }
+
+    /// What the queue must do after a connectivity event, outside the lock.
+    struct NetworkNews {
+        /// Run the start loop: attempts that waited go again.
+        var startRun = false
+        /// Tell the resources: these origins, or the network (`nil`), came back.
+        var cameBack: [Connectivity.Origin?] = []
+    }
+
+    /// Tells connectivity how a transfer of `id` to `url` ended.
+    mutating func noteNetwork(_ outcome: ConnectivityGate.Outcome, of id: RequestID, to url: URL?, now: UInt64) -> NetworkNews {
+        guard let url, let origin = Connectivity.Origin(url) else { return NetworkNews() }
+        return carryOut(gate.note(outcome, origin: origin, id: id, now: now), now: now)
+    }
+
+    enum NetworkHold {
+        /// Held until its origin or the network is back.
+        case held
+        /// Its origin came back meanwhile: it is first in line again; run the start loop if true.
+        case again(startRun: Bool)
+        /// It ended meanwhile.
+        case ended
+    }
+
+    /// Holds a waiting request whose attempt found the network or its origin gone, instead of
+    /// retrying it: not counted as an attempt.
+    mutating func holdForNetwork(_ attempt: Attempt) -> NetworkHold {
+        guard let entry = entries[attempt.id], pause(attempt) else { return .ended }
+        guard let url = attempt.current.urlRequest.url, let origin = Connectivity.Origin(url),
+              !gate.admits(origin, waits: true) else { return .again(startRun: resume(attempt)) }
+        gate.hold(attempt, to: origin, waits: true, added: entry.metrics.addedAt)
+        return .held
+    }
+
+    /// A probe's timer fired.
+    mutating func probeTimerFired(_ target: Connectivity.Target, now: UInt64) -> NetworkNews {
+        carryOut(gate.probeTimerFired(target, now: now), now: now)
+    }
+
+    /// The app's pause: no attempt starts until ``resumeNetwork(now:)``.
+    mutating func pauseNetwork(now: UInt64) {
+        _ = carryOut(gate.pause(), now: now)
+    }
+
+    mutating func resumeNetwork(now: UInt64) -> NetworkNews {
+        carryOut(gate.resume(now: now), now: now)
+    }
+
+    func networkStatus(now: UInt64) -> NetworkStatus {
+        gate.status(now: now)
+    }
+
+    mutating func watchNetwork(_ continuation: AsyncStream<NetworkStatus>.Continuation, token: UInt64, now: UInt64) {
+        networkWatchers.add(continuation, token: token, current: gate.status(now: now))
+    }
+
+    mutating func unwatchNetwork(_ token: UInt64) {
+        networkWatchers.remove(token)
+    }
+
+    /// The watchers, taken out for the queue's end.
+    mutating func takeNetworkWatchers() -> [AsyncStream<NetworkStatus>.Continuation] {
+        networkWatchers.takeAll()
+    }
+
+    /// Sets the gate's probe timers, puts the attempts it released first in line (oldest first)
+    /// and tells the watchers of a change.
+    private mutating func carryOut(_ step: ConnectivityGate.Step, now: UInt64) -> NetworkNews {
+        for (target, due) in step.timers { schedule(.probe(target), at: due) }
+        var news = NetworkNews(cameBack: step.cameBack)
+        for attempt in step.released.reversed() { news.startRun = resume(attempt) || news.startRun }
+        if step.statusChanged { networkWatchers.tell(gate.status(now: now)) }
+        quiet.set(gate.isQuiet)
+        return news
     }
 
     // MARK: - Observers
@@ -468,6 +569,7 @@ struct QueueState {
 
     /// Sizes of the per-request tables, for tests that check they stay bounded.
     var bookkeeping: (active: Int, waiting: Int, undelivered: Int, recentResults: Int, deadlines: Int) {
-        (entries.count, admission.waitingCount + deferredStart.count + lanes.waitingCount, retention.undeliveredCount, retention.keptCount, timetable.deadlines)
+        (entries.count, admission.waitingCount + deferredStart.count + lanes.waitingCount + gate.heldAttempts,
+         retention.undeliveredCount, retention.keptCount, timetable.deadlines)
     }
 }

@@ -1,6 +1,6 @@
 /// The queue's timed work, earliest first, behind its one timer: request deadlines, retries
-/// after their backoff, progress polls, sweeps of dead type observers, and the deferred-start
-/// watchdog.
+/// after their backoff, progress polls, sweeps of dead type observers, the deferred-start
+/// watchdog, and connectivity's probes.
 ///
 /// The queue enforces timeouts itself, since Linux's URLSession ignores
 /// `URLRequest.timeoutInterval` (see the Linux notes); with one timer for everything, the cost
@@ -28,13 +28,15 @@ struct Timetable {
         case sweepObservers
         /// Look whether a deferred start-loop run has waited too long.
         case watchDeferredStart
+        /// A probe for something gone may be due (``Connectivity``).
+        case probe(Connectivity.Target)
 
         fileprivate var periodic: Periodic? {
             switch self {
             case .pollProgress: .pollProgress
             case .sweepObservers: .sweepObservers
             case .watchDeferredStart: .watchDeferredStart
-            case .deadline, .resume: nil
+            case .deadline, .resume, .probe: nil
             }
         }
     }
@@ -92,6 +94,10 @@ struct Timetable {
         }
         armedFor = heap.first?.due
         return (jobs, armedFor)
+    }
+
+    func hasDeadline(_ id: RequestID) -> Bool {
+        deadlineSlots[id] != nil
     }
 
     /// Takes out the deadline of a request that ended, if it has one. The timer stays armed as it

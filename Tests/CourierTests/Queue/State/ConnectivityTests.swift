@@ -46,7 +46,7 @@ final class ConnectivityTests: XCTestCase {
         let second = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0 + 10)
 
         // Then the API's attempts wait, with one probe a second later; the images' go on; the queue is online
-        XCTAssertEqual(first, [.scheduleProbe(api, at: t0 + self.second)])
+        XCTAssertEqual(first, [.scheduleProbe(.origin(api), at: t0 + self.second)])
         XCTAssertEqual(second, [])
         XCTAssertFalse(connectivity.admits(api))
         XCTAssertTrue(connectivity.admits(images))
@@ -62,7 +62,7 @@ final class ConnectivityTests: XCTestCase {
         let second = connectivity.transportFailed(.notConnectedToInternet, origin: images, now: t0 + 10)
 
         // Then the queue is offline from the first, with one probe (to the API) a second later
-        XCTAssertEqual(first, [.statusChanged(.offline(since: t0)), .scheduleProbe(api, at: t0 + self.second)])
+        XCTAssertEqual(first, [.statusChanged(.offline(since: t0)), .scheduleProbe(.network, at: t0 + self.second)])
         XCTAssertEqual(second, [])
         XCTAssertFalse(connectivity.admits(api))
         XCTAssertFalse(connectivity.admits(images))
@@ -77,18 +77,18 @@ final class ConnectivityTests: XCTestCase {
 
         // When four probes fail in a row
         for _ in 0..<4 {
-            now = connectivity.probeDue(for: api)!
-            XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: now), [.sendProbe(api)])
-            XCTAssertNil(connectivity.probeDue(for: api), "one probe at a time: none scheduled while one is in flight")
-            guard case .scheduleProbe(_, let due) = connectivity.transportFailed(.cannotFindHost, origin: api, isProbe: true,
+            now = connectivity.probeDue(for: .origin(api))!
+            XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: now), [.sendProbe(.origin(api))])
+            XCTAssertNil(connectivity.probeDue(for: .origin(api)), "one probe at a time: none scheduled while one is in flight")
+            guard case .scheduleProbe(_, let due) = connectivity.transportFailed(.cannotFindHost, origin: api, probe: .origin(api),
                                                                                  now: now).first else {
                 return XCTFail("no probe scheduled")
             }
             delays.append((due - now) / second)
         }
         // And the fifth gets a response
-        now = connectivity.probeDue(for: api)!
-        _ = connectivity.probeTimerFired(origin: api, now: now)
+        now = connectivity.probeDue(for: .origin(api))!
+        _ = connectivity.probeTimerFired(.origin(api), now: now)
         let back = connectivity.responded(origin: api, now: now)
 
         // Then the delays were 2, 4, 4, 4 s after the first 1 s, and the API's waiting attempts start
@@ -97,34 +97,34 @@ final class ConnectivityTests: XCTestCase {
         XCTAssertTrue(connectivity.admits(api))
 
         // And the next time it is unreachable, probes start again at the initial delay
-        XCTAssertEqual(connectivity.transportFailed(.cannotFindHost, origin: api, now: now), [.scheduleProbe(api, at: now + second)])
+        XCTAssertEqual(connectivity.transportFailed(.cannotFindHost, origin: api, now: now), [.scheduleProbe(.origin(api), at: now + second)])
     }
 
     func testARequestsFailureWhileAProbeIsOutSchedulesNoSecondProbe() {
         var connectivity = Connectivity()
         _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
-        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second), [.sendProbe(api)])
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: t0 + second), [.sendProbe(.origin(api))])
 
         // A request sent before the API went away fails meanwhile: nothing new
         XCTAssertEqual(connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0 + second + 1), [])
-        XCTAssertNil(connectivity.probeDue(for: api))
+        XCTAssertNil(connectivity.probeDue(for: .origin(api)))
         // The probe's own failure schedules the next
-        XCTAssertEqual(connectivity.transportFailed(.cannotConnectToHost, origin: api, isProbe: true, now: t0 + 2 * second),
-                       [.scheduleProbe(api, at: t0 + 4 * second)])
+        XCTAssertEqual(connectivity.transportFailed(.cannotConnectToHost, origin: api, probe: .origin(api), now: t0 + 2 * second),
+                       [.scheduleProbe(.origin(api), at: t0 + 4 * second)])
     }
 
     func testARequestsResponseCancelsTheScheduledProbe() {
         var connectivity = Connectivity()
         _ = connectivity.transportFailed(.networkConnectionLost, origin: api, now: t0)
-        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 5), [.cancelProbe(api), .startWaiting(api)])
-        XCTAssertNil(connectivity.probeDue(for: api))
+        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 5), [.cancelProbe(.origin(api)), .startWaiting(api)])
+        XCTAssertNil(connectivity.probeDue(for: .origin(api)))
     }
 
     func testAProbeThatReachesSomethingEvenAnErrorMeansItIsBack() {
         var connectivity = Connectivity()
         _ = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
-        _ = connectivity.probeTimerFired(origin: api, now: t0 + second)
-        XCTAssertEqual(connectivity.transportFailed(.secureConnectionFailed, origin: api, isProbe: true, now: t0 + second),
+        XCTAssertEqual(connectivity.probeTimerFired(.network, now: t0 + second), [.sendProbe(.network)])
+        XCTAssertEqual(connectivity.transportFailed(.secureConnectionFailed, origin: api, probe: .network, now: t0 + second),
                        [.statusChanged(.online), .startWaiting(nil)])
         XCTAssertTrue(connectivity.admits(images))
     }
@@ -136,25 +136,25 @@ final class ConnectivityTests: XCTestCase {
 
         // When the network goes, and comes back with an answer from the API
         let gone = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0 + 10)
-        let timerMeanwhile = connectivity.probeTimerFired(origin: images, now: t0 + second)
+        let timerMeanwhile = connectivity.probeTimerFired(.origin(images), now: t0 + second)
         let back = connectivity.responded(origin: api, now: t0 + 2 * second)
 
         // Then the images' probe stood aside while the network's went to the API, and came back after
-        XCTAssertEqual(gone, [.statusChanged(.offline(since: t0 + 10)), .cancelProbe(images), .scheduleProbe(api, at: t0 + 10 + second)])
+        XCTAssertEqual(gone, [.statusChanged(.offline(since: t0 + 10)), .cancelProbe(.origin(images)), .scheduleProbe(.network, at: t0 + 10 + second)])
         XCTAssertEqual(timerMeanwhile, [])
-        XCTAssertEqual(back, [.statusChanged(.online), .cancelProbe(api), .scheduleProbe(images, at: t0 + 3 * second), .startWaiting(nil)])
+        XCTAssertEqual(back, [.statusChanged(.online), .cancelProbe(.network), .scheduleProbe(.origin(images), at: t0 + 3 * second), .startWaiting(nil)])
         XCTAssertTrue(connectivity.admits(api))
         XCTAssertFalse(connectivity.admits(images))
     }
 
     func testAnEarlyOrRepeatedTimerSendsNoProbe() {
         var connectivity = Connectivity()
-        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0), [], "nothing gone: nothing to probe")
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: t0), [], "nothing gone: nothing to probe")
         _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
-        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second - 1), [], "before it is due")
-        XCTAssertEqual(connectivity.probeTimerFired(origin: images, now: t0 + second), [], "another origin")
-        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + second), [.sendProbe(api)])
-        XCTAssertEqual(connectivity.probeTimerFired(origin: api, now: t0 + 2 * second), [], "one in flight already")
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: t0 + second - 1), [], "before it is due")
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(images), now: t0 + second), [], "another origin")
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: t0 + second), [.sendProbe(.origin(api))])
+        XCTAssertEqual(connectivity.probeTimerFired(.origin(api), now: t0 + 2 * second), [], "one in flight already")
     }
 
     func testThePauseHidesTheNetworksStateWithoutLosingIt() {
@@ -164,17 +164,66 @@ final class ConnectivityTests: XCTestCase {
 
         // When the network goes while paused, then the app resumes
         let whilePaused = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
-        let resumed = connectivity.resume()
+        let resumed = connectivity.resume(now: t0 + 2)
 
         // Then the status stayed paused, and on resume it shows the network gone; nothing starts
-        XCTAssertEqual(whilePaused, [.scheduleProbe(api, at: t0 + second)])
-        XCTAssertEqual(resumed, [.statusChanged(.offline(since: t0))])
+        XCTAssertEqual(whilePaused, [.scheduleProbe(.network, at: t0 + second)])
+        XCTAssertEqual(resumed, [.statusChanged(.offline(since: t0)), .scheduleProbe(.network, at: t0 + second)])
         XCTAssertFalse(connectivity.admits(api))
 
         // And a response while paused brings the network back without starting anything; resuming starts it
         _ = connectivity.pause()
-        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 1), [.cancelProbe(api)])
+        XCTAssertEqual(connectivity.responded(origin: api, now: t0 + 1), [.cancelProbe(.network)])
         XCTAssertFalse(connectivity.admits(api))
-        XCTAssertEqual(connectivity.resume(), [.statusChanged(.online), .startWaiting(nil)])
+        XCTAssertEqual(connectivity.resume(now: t0 + 3), [.statusChanged(.online), .startWaiting(nil)])
+    }
+
+    func testTheNetworksProbeRefusedByItsHostMeansTheNetworkIsBackAndThatHostIsNot() {
+        // Given no network, its probe out to the API
+        var connectivity = Connectivity()
+        _ = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
+        _ = connectivity.probeTimerFired(.network, now: t0 + second)
+
+        // When the API refuses the probe's connection
+        let refused = connectivity.transportFailed(.cannotConnectToHost, origin: api, probe: .network, now: t0 + second)
+
+        // Then the queue is online, the API unreachable with a probe of its own, and the others start
+        XCTAssertEqual(refused, [.statusChanged(.online), .scheduleProbe(.origin(api), at: t0 + 2 * second), .startWaiting(nil)])
+        XCTAssertTrue(connectivity.admits(images))
+        XCTAssertFalse(connectivity.admits(api))
+    }
+
+    func testAnUnansweredProbeIsScheduledAgainWithTheSameDelay() {
+        // Given an unreachable API whose first probe failed (next delay 2 s) and whose second is out
+        var connectivity = Connectivity()
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
+        _ = connectivity.probeTimerFired(.origin(api), now: t0 + second)
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, probe: .origin(api), now: t0 + second)
+        _ = connectivity.probeTimerFired(.origin(api), now: t0 + 3 * second)
+
+        // When the probe's request is cancelled, then cancelled again
+        let first = connectivity.probeUnanswered(.origin(api), now: t0 + 4 * second)
+        let again = connectivity.probeUnanswered(.origin(api), now: t0 + 4 * second)
+
+        // Then the next probe is due after the same 2 s, once
+        XCTAssertEqual(first, [.scheduleProbe(.origin(api), at: t0 + 6 * second)])
+        XCTAssertEqual(again, [])
+    }
+
+    func testWhatNobodyWaitsForIsForgotten() {
+        // Given the API unreachable, then the network gone
+        var connectivity = Connectivity()
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: api, now: t0)
+        XCTAssertEqual(connectivity.forget(.origin(api)), [])
+        XCTAssertTrue(connectivity.admits(api))
+        _ = connectivity.transportFailed(.cannotConnectToHost, origin: images, now: t0)
+        _ = connectivity.transportFailed(.notConnectedToInternet, origin: api, now: t0)
+
+        // When the network's probe is due and nothing waits
+        let forgotten = connectivity.forget(.network)
+
+        // Then the queue is online and nothing is held back any more
+        XCTAssertEqual(forgotten, [.statusChanged(.online)])
+        XCTAssertFalse(connectivity.restricts)
     }
 }
