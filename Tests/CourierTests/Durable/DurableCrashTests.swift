@@ -19,7 +19,9 @@ import XCTest
 /// Random delays, from a seed printed with every failure (`COURIER_CRASH_SEED=N` runs one again;
 /// the kills then land at the same delays, though the processes' own timing varies);
 /// `COURIER_CRASH_WRITES` sets the number of writes (1,000 by default). The child's folders are
-/// kept when a check fails, and their path is printed.
+/// kept when a check fails, and their path is printed. Each scenario prints a summary (its time,
+/// the kills in each window, the writes added again, the results given again), also appended to
+/// the file `COURIER_CRASH_SUMMARY` names, if set.
 final class DurableCrashTests: XCTestCase {
     func testEveryWriteEndsOnceAcrossKills() throws {
         // Given the shared recording origin, and a child told to add the writes there
@@ -55,9 +57,10 @@ final class DurableCrashTests: XCTestCase {
 /// What happened in one scenario's runs.
 struct CrashReport {
     var runs = 0
-    /// Kills while the child was adding writes, after it had added all but before any result in
-    /// that run, and after it had got results in that run (each kill counted in one).
-    var killsWhileAdding = 0, killsWhileSending = 0, killsWhileDelivering = 0
+    /// Kills before the run wrote anything (its journal opening, its observers registered again)
+    /// with writes left to add; while it was adding writes; after it had added all but before any
+    /// result in that run; and after it had got results in that run (each kill counted in one).
+    var killsWhileOpening = 0, killsWhileAdding = 0, killsWhileSending = 0, killsWhileDelivering = 0
     /// Kills that landed between the child's record of its intent to add a write and its record
     /// that the add returned.
     var killsBetweenAddAndRecord = 0
@@ -178,8 +181,11 @@ final class CrashScenario {
         let after = try records()
         let delivered = after.results.count { $0.run == run }
         report.deliveredBeforeKill[run] = delivered
-        if after.lastIntentUnrecorded { report.killsBetweenAddAndRecord += 1 }
-        if after.added.count < writes {
+        let addedLines = after.addedLines - before.addedLines
+        if addedLines > 0 && after.lastIntentUnrecorded { report.killsBetweenAddAndRecord += 1 }
+        if addedLines == 0 && delivered == 0 && after.added.count < writes {
+            report.killsWhileOpening += 1
+        } else if after.added.count < writes {
             report.killsWhileAdding += 1
             if delivered > 0 { report.killsWhileAddingAndDelivering += 1 }
         } else if delivered == 0 {
@@ -233,7 +239,11 @@ final class CrashScenario {
             guard let itsResults = resultsOf[writeIndex], let first = itsResults.first else {
                 problems.append("w\(writeIndex) has no result"); continue
             }
-            if !first.outcome.hasPrefix("ok ") { problems.append("w\(writeIndex) ended with \(first.outcome) (ID \(first.id))") }
+            // "ok <the origin's count> <the name it was sent>": the result of this write, not another's.
+            let fields = first.outcome.split(separator: " ")
+            if fields.count != 3 || fields[0] != "ok" || fields[2] != "w\(writeIndex)" {
+                problems.append("w\(writeIndex) ended with \(first.outcome) (ID \(first.id))")
+            }
             for later in itsResults.dropFirst() {
                 guard later.id == first.id, later.outcome == first.outcome else {
                     problems.append("w\(writeIndex) has two results: \(first) and \(later)"); continue
@@ -261,7 +271,7 @@ final class CrashScenario {
 
         let kills = report.deliveredBeforeKill.count
         let summary = """
-            DurableCrashTests \(context): \(report.runs) runs in \(report.duration), \(kills) kills: \
+            DurableCrashTests \(context): \(report.runs) runs in \(report.duration), \(kills) kills: \(report.killsWhileOpening) while opening, \
             \(report.killsWhileAdding) while adding (\(report.killsWhileAddingAndDelivering) of them while results came too, \
             \(report.killsBetweenAddAndRecord) between an add and the child's record of it), \(report.killsWhileSending) while \
             sending (all added, no result yet in that run), \(report.killsWhileDelivering) while delivering; \
@@ -272,6 +282,14 @@ final class CrashScenario {
             which went away \(report.originStops) times
             """
         print(summary)
+        if let path = ProcessInfo.processInfo.environment["COURIER_CRASH_SUMMARY"],
+           let file = FileHandle(forWritingAtPath: path) ?? (FileManager.default.createFile(atPath: path, contents: nil)
+               ? FileHandle(forWritingAtPath: path) : nil) {
+            // For runs whose output is not kept (Scripts/stress.sh keeps only failed runs').
+            _ = try? file.seekToEnd()
+            try? file.write(contentsOf: Data((summary + "\n").utf8))
+            try? file.close()
+        }
         // A result is given again only when the kill came before the journal noted it as seen:
         // among the last results the killed run got (the journal's notes trail the deliveries by
         // a few writes at most).
@@ -338,6 +356,8 @@ struct ChildRecords {
     var again: [Int: Int] = [:]
     /// Whether the last line is an intent without its record: a kill landed between the two.
     var lastIntentUnrecorded = false
+    /// The lines of added.log.
+    var addedLines = 0
     var results: [Result] = []
 
     init(state: URL) throws {
@@ -350,6 +370,7 @@ struct ChildRecords {
             default: break
             }
             lastIntentUnrecorded = fields[0] == "intent"
+            addedLines += 1
         }
         for line in Self.lines(state.appendingPathComponent("results.log")) {
             let fields = line.split(separator: " ", maxSplits: 3)
