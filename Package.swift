@@ -21,6 +21,8 @@ let package = Package(
             exclude: ["Fixtures"]  // read at run time from the source folder, like a user's own fixtures
         ),
         .testTarget(name: "CourierTests", dependencies: ["Courier"]),
+        // The app that DurableCrashTests kills with SIGKILL and starts again (issue #22's crash test).
+        .executableTarget(name: "CourierCrashChild", dependencies: ["Courier"], path: "Tests/CourierCrashChild"),
         // The heap in use (glibc's mallinfo2), which the benchmark's memory figures report beside RSS.
         .target(name: "CourierBenchHeap", path: "Benchmarks/CourierBenchHeap"),
         .executableTarget(name: "CourierBench", dependencies: ["Courier", "CourierBenchHeap"], path: "Benchmarks/CourierBench"),

@@ -41,6 +41,11 @@ POST /durable/{tag}/{name}
 GET /durable/{tag}/log[?count=N]
     200, a JSON array of the [name, key] pairs recorded under tag, in the order they arrived;
     with count, once at least N have arrived (waiting up to 10 s).
+
+`json_api.py PORT [RECORD_FILE]`: with a record file, every recorded request is also appended to
+it (a JSON line [tag, name, key], written before the answer) and the file's lines are read back at
+start, so that a server stopped and started again (the durable crash test's origin that goes away)
+keeps its log.
 """
 import asyncio
 import json
@@ -122,6 +127,21 @@ async def languages(request: Request) -> Response:
 
 
 RECORDED: dict = {}
+# The keys seen per tag (for "the first time its key is seen"), and the record file, if any.
+SEEN: dict = {}
+RECORD_FILE = None
+
+
+def record(tag: str, name: str, key: str) -> bool:
+    """Records [name, key] under tag; returns whether the key was seen there for the first time."""
+    seen = SEEN.setdefault(tag, set())
+    first = key not in seen
+    seen.add(key)
+    RECORDED.setdefault(tag, []).append([name, key])
+    if RECORD_FILE is not None:
+        RECORD_FILE.write(json.dumps([tag, name, key]) + "\n")
+        RECORD_FILE.flush()
+    return first
 
 
 async def durable_write(request: Request) -> Response:
@@ -129,9 +149,8 @@ async def durable_write(request: Request) -> Response:
     key = request.headers.get("idempotency-key", "")
     # Read whatever the answer: an unread body would be parsed as the connection's next request.
     await request.body()
-    log = RECORDED.setdefault(tag, [])
-    first = all(seen_key != key for _, seen_key in log)
-    log.append([name, key])
+    first = record(tag, name, key)
+    log = RECORDED[tag]
     if first and name.startswith("fail-first"):
         return error("try again", 503, 503)
     if first and name.startswith("hold-first"):
@@ -168,8 +187,20 @@ app = Starlette(routes=[
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: json_api.py PORT")
+    global RECORD_FILE
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: json_api.py PORT [RECORD_FILE]")
+    if len(sys.argv) == 3:
+        try:
+            with open(sys.argv[2]) as lines:
+                for line in lines:
+                    # A line cut short by a kill of the last server is not a record.
+                    if line.endswith("\n"):
+                        tag, name, key = json.loads(line)
+                        record(tag, name, key)
+        except FileNotFoundError:
+            pass
+        RECORD_FILE = open(sys.argv[2], "a")
     # No access log: uvicorn writes it to standard output, which is the test run's.
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), http="h11", loop="asyncio",
                 lifespan="off", server_header=False, access_log=False, timeout_graceful_shutdown=2)

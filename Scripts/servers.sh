@@ -246,6 +246,8 @@ CONF
     export COURIER_UPLOAD_SINK_URL="http://127.0.0.1:$sink_port"
     export COURIER_HOSTILE_URL="http://127.0.0.1:$hostile_port" COURIER_PROXY_PORT="$proxy_port"
     export COURIER_SSE_URL="http://127.0.0.1:$sse_port" COURIER_JSON_API_URL="http://127.0.0.1:$json_api_port"
+    # The durable crash test starts (and stops, and starts again) a JSON API of its own.
+    export COURIER_PYTHON="$PWD/$venv/bin/python" COURIER_JSON_API_SCRIPT="$PWD/Scripts/json_api.py"
     export COURIER_TLS_URL="https://127.0.0.1:$tls_valid" COURIER_TLS_EXPIRED_URL="https://127.0.0.1:$tls_expired"
     export COURIER_TLS_WRONG_HOST_URL="https://127.0.0.1:$tls_wrong" COURIER_TLS_CA="$tls/ca.pem"
     export COURIER_TLS_CLOSING_URL="https://127.0.0.1:$tls_closing"
