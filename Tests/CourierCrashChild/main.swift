@@ -9,9 +9,9 @@
 // in no lane otherwise. The child's own records, in --state, each line written and fsync'd:
 //   added.log    "intent <i>" before addDurably, "added <i> <id>" after it returned. An intent
 //                without its "added" is a write the child cannot know was journaled (it was killed
-//                in between, and the queue lists no requests): the child adds it again and says so
-//                ("again <i>"), so the test counts it; if the first add was journaled, that write
-//                is a real duplicate at the origin.
+//                in between): the child adds it again under the same key ("<tag>-w<i>", which
+//                returns the journaled request's ID if the first add went through) and says so
+//                ("again <i>"), so the test counts it; the origin must still see it under one key.
 //   results.log  "<i> <id> <run> <outcome>" for every result an observer got, in the order got:
 //                "ok <server's id> <text>", "failed <error>", or "unavailable" (the queue had no
 //                result for an ID the child never got one for: a lost write).
@@ -231,7 +231,8 @@ for index in 0..<writes where addedIDs[index] == nil {
     added.append("intent \(index)")
     let id: RequestID
     do {
-        id = try queue.addDurably(Write(tag: tag, name: name(index)), lane: lane(index))
+        // Under the write's own key: added again after a kill, it is the request the journal holds.
+        id = try queue.addDurably(Write(tag: tag, name: name(index)), lane: lane(index), key: "\(tag)-\(name(index))")
     } catch {
         fail("addDurably of write \(index) threw \(error)", status: 3)
     }

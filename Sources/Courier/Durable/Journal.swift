@@ -79,10 +79,14 @@ final class Journal: Sendable {
 
     // MARK: Requests
 
-    /// Journals a request, with a new Idempotency-Key and the given request ID (a new one when
-    /// nil), and returns once it is on stable storage. A body file is copied into the journal's
-    /// folder first (and flushed).
-    func append(_ request: JournalRequest, requestID: String? = nil, at date: Date = Date()) throws(JournalError) -> JournalEntry {
+    /// Journals a request, with the given request ID (a new one when nil) and Idempotency-Key, and
+    /// returns once it is on stable storage. A body file is copied into the journal's folder
+    /// first (and flushed).
+    /// - Parameter key: The app's key for the write: when the journal holds a request with it
+    ///   already, that request's entry is returned and nothing is added (its `requestID` is then
+    ///   not the one given). Default: nil, a new key.
+    func append(_ request: JournalRequest, requestID: String? = nil, key: String? = nil,
+                at date: Date = Date()) throws(JournalError) -> JournalEntry {
         let requestID = requestID ?? UUID().uuidString.lowercased()
         var request = request
         var size = request.method.utf8.count + request.url.absoluteString.utf8.count
@@ -95,10 +99,12 @@ final class Journal: Sendable {
             request.body = .file(copy.url)
             size += copy.size
         }
-        let item = JournalStore.Append(requestID: requestID, idempotencyKey: UUID().uuidString.lowercased(), request: request,
-                                       addedAt: date, size: size)
+        var item = JournalStore.Append(requestID: requestID, idempotencyKey: key ?? UUID().uuidString.lowercased(),
+                                       request: request, addedAt: date, size: size)
+        item.deduplicates = key != nil
         let result = appends.submit(item)
-        if case .failure = result, case .file(let copy) = request.body {
+        let added = (try? result.get())?.requestID == requestID
+        if !added, case .file(let copy) = request.body {
             try? FileManager.default.removeItem(at: copy)
         }
         return try result.get()

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The journal's tables, versioned with `PRAGMA user_version`: 0 is a new file, 1 this schema.
+/// The journal's tables, versioned with `PRAGMA user_version`: 0 is a new file, 2 this schema
+/// (1 lacked the index of keys, added when a version 1 file is opened).
 /// A later Courier that changes them adds a migration from each earlier version here.
 enum JournalSchema {
-    static let version = 1
+    static let version = 2
     /// `PRAGMA application_id`, which marks the file as a Courier journal ("CRJ1").
     static let applicationID: Int64 = 0x4352_4A31
 
@@ -29,6 +30,7 @@ enum JournalSchema {
             checksum INTEGER NOT NULL
         );
         CREATE INDEX requests_by_state ON requests (state, id);
+        CREATE INDEX requests_by_key ON requests (idempotency_key);
         CREATE TABLE results (
             request_id TEXT PRIMARY KEY,
             status INTEGER,
@@ -41,7 +43,12 @@ enum JournalSchema {
             checksum INTEGER NOT NULL
         );
         PRAGMA application_id = 1129466417;
-        PRAGMA user_version = 1;
+        PRAGMA user_version = 2;
+        """
+    /// From version 1: the index that finds a request by the key the app chose.
+    static let migrationFrom1 = """
+        CREATE INDEX requests_by_key ON requests (idempotency_key);
+        PRAGMA user_version = 2;
         """
 
     /// Creates the tables in a new file, or checks that an existing one is a journal of this schema.
@@ -68,6 +75,8 @@ enum JournalSchema {
             }
             try connection.transaction { try connection.execute(statements) }
             try writeMark(of: path)
+        case 1:
+            try connection.transaction { try connection.execute(migrationFrom1) }
         case version:
             break
         default:

@@ -61,6 +61,9 @@ final class JournalStore {
     struct Append: Sendable {
         let requestID: String
         let idempotencyKey: String
+        /// The key is the app's: a request the journal holds with it already is that request,
+        /// returned instead of a new one.
+        var deduplicates = false
         let request: JournalRequest
         let addedAt: Date
         let size: Int
@@ -78,6 +81,12 @@ final class JournalStore {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
                     """)
                 for item in group {
+                    if item.deduplicates, let existing = try connection.rows(
+                        "SELECT \(Self.entryColumns) FROM requests WHERE idempotency_key = ? ORDER BY id LIMIT 1",
+                        [.text(item.idempotencyKey)]).first {
+                        results.append(.success(try entry(existing)))
+                        continue
+                    }
                     if let bound = boundReached(adding: item.size) {
                         results.append(.failure(JournalError(.boundsReached, path: path, detail: bound)))
                         continue

@@ -48,9 +48,17 @@ extension RequestQueue {
     /// let id = try queue.addDurably(SendMessage(text: "On my way"), lane: "chat-42")
     /// queue.addObserver(for: id) { (result: Result<Message, RequestError>) in … }
     /// ```
-    /// Every attempt carries the same `Idempotency-Key` header (made once and journaled; a key
-    /// the request sets itself is kept instead), so the server can tell a replay from a new
-    /// write. The ID stays valid across restarts: an observer added for it in a later run gets
+    /// Every attempt carries the same `Idempotency-Key` header (made once and journaled), so the
+    /// server can tell a replay from a new write.
+    ///
+    /// Give the write a `key` of the app's own (a message's ID in the app's database, stored
+    /// before it adds) when the app must add it again after a crash without knowing whether the
+    /// first add went through: adding with a key the journal holds returns that request's ID
+    /// and adds nothing, so the write goes out once. The key is the `Idempotency-Key` sent; a key
+    /// the request sets in its own header fields counts as its `key`.
+    /// ```swift
+    /// let id = try queue.addDurably(SendMessage(text: draft.text), lane: "chat-42", key: draft.id.uuidString)
+    /// ``` The ID stays valid across restarts: an observer added for it in a later run gets
     /// the result (made into the type registered in ``Durability/responseTypes``), and exactly
     /// one observer's run gets it. Requests of one `lane` are sent one at a time, in the order
     /// they were added, also after a restart; other lanes and ordinary requests go on meanwhile.
@@ -62,13 +70,16 @@ extension RequestQueue {
     /// - Parameters:
     ///   - request: The request.
     ///   - lane: The lane whose requests go one at a time, in order. Default: `nil`, none.
-    /// - Returns: The request's ID, a durable one (``RequestID/isDurable``).
+    ///   - key: The write's own key, which makes adding it again return its ID (while the journal
+    ///     holds it: until its result was seen and purged). Default: `nil`, a key made by the queue.
+    /// - Returns: The request's ID, a durable one (``RequestID/isDurable``); for a `key` the
+    ///   journal holds already, the ID of the request added with it (its request and lane stand).
     /// - Throws: ``JournalError`` at once, with nothing sent: the queue has no durability
     ///   (``JournalError/Kind/notConfigured``), the request cannot be journaled (a body stream,
     ///   parameters that do not encode: ``JournalError/Kind/requestNotJournalable``), or the
     ///   journal cannot be written (disk full, read-only, bounds reached).
     @discardableResult
-    public func addDurably<R: Request>(_ request: R, lane: String? = nil) throws(JournalError) -> RequestID {
+    public func addDurably<R: Request>(_ request: R, lane: String? = nil, key: String? = nil) throws(JournalError) -> RequestID {
         guard let durable else {
             throw JournalError(.notConfigured, path: "", detail: "its configuration's durability is nil")
         }
@@ -84,7 +95,29 @@ extension RequestQueue {
         let journalRequest = try DurableRecord.journalRequest(prepared, lane: lane, responseType: box.responseTypeName,
                                                               path: journal.path)
         let id = RequestID.nextDurable()
-        let entry = try journal.append(journalRequest, requestID: String(id.rawValue))
+        let ownKey = journalRequest.headerFields[DurableRecord.idempotencyKeyField]
+        if let key, let ownKey, key != ownKey {
+            throw JournalError(.requestNotJournalable, path: journal.path,
+                               detail: "its key \(key.debugDescription) differs from its own Idempotency-Key \(ownKey.debugDescription)")
+        }
+        let appKey = key ?? ownKey
+        if let appKey {
+            do {
+                guard !appKey.isEmpty else { throw RequestError.invalidHeader(name: DurableRecord.idempotencyKeyField, reason: "it is empty") }
+                try HeaderValidator.validate(name: DurableRecord.idempotencyKeyField, value: appKey)
+            } catch {
+                throw JournalError(.requestNotJournalable, path: journal.path,
+                                   detail: "its key \(appKey.debugDescription) cannot be sent as the Idempotency-Key: \(error)")
+            }
+        }
+        let entry = try journal.append(journalRequest, requestID: String(id.rawValue), key: appKey)
+        guard entry.requestID == String(id.rawValue) else {
+            // Added before under this key: that request is the write.
+            guard let raw = UInt64(entry.requestID), let existing = RequestID(durableRawValue: raw) else {
+                throw JournalError(.corrupt, path: journal.path, detail: "the request with key \(appKey ?? "") has the ID \(entry.requestID)")
+            }
+            return existing
+        }
         let record = DurableRecord(entry, timeout: prepared.urlRequest.timeoutInterval)
         let durableBox = DurableBox(record: record, live: box, maker: nil, responseTypeName: box.responseTypeName)
         if state.withLock({ $0.enqueueDurable(durableBox, id: id, lane: lane, now: Self.now()) }) { runStartLoop() }

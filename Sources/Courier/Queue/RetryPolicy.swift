@@ -71,7 +71,10 @@ public struct RetryPolicy: Sendable {
 
     /// The delay before attempt `number + 1`, or `nil` when the failure is not to be retried.
     /// - Parameters:
-    ///   - anyMethod: Retries whatever the method (a durable request's Idempotency-Key makes it safe).
+    ///   - anyMethod: A durable request's retry: whatever the method (its Idempotency-Key makes a
+    ///     replay safe), and after any transport failure that another attempt can mend (a
+    ///     transport failure is not the server's answer; a connection a restarting server cut
+    ///     shows as codes the list may lack, such as `badServerResponse` on Linux's URLSession).
     ///   - attempts: The most attempts, instead of ``maximumAttempts`` (a durable request's limit).
     func delay(after number: Int, method: String?, failure: RetryableFailure, anyMethod: Bool = false, attempts: Int? = nil,
                random: () -> Double = { Double.random(in: 0...1) }) -> TimeInterval? {
@@ -81,7 +84,7 @@ public struct RetryPolicy: Sendable {
         delay *= 1 - max(0, min(1, jitter)) * random()
         switch failure {
         case .transport(let code):
-            return urlErrorCodes.contains(code) ? delay : nil
+            return urlErrorCodes.contains(code) || anyMethod && !Self.isPermanent(code) ? delay : nil
         case .attemptTimedOut:
             return delay
         case .status(let response):
@@ -90,6 +93,21 @@ public struct RetryPolicy: Sendable {
                 return asked <= maximumDelay ? asked : nil
             }
             return delay
+        }
+    }
+
+    /// Transport failures no later attempt mends: the request or the app's configuration is wrong
+    /// (its URL, its body file, the trust it gives), or the app stopped it.
+    static func isPermanent(_ code: URLError.Code) -> Bool {
+        switch code {
+        case .badURL, .unsupportedURL, .cancelled, .userCancelledAuthentication, .fileDoesNotExist, .cannotOpenFile,
+             .noPermissionsToReadFile, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+             .serverCertificateHasBadDate, .serverCertificateNotYetValid, .clientCertificateRejected,
+             .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection, .dataLengthExceedsMaximum,
+             .requestBodyStreamExhausted:
+            true
+        default:
+            false
         }
     }
 

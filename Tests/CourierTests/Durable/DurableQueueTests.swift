@@ -121,6 +121,37 @@ final class DurableQueueTests: DurableQueueTestCase {
         XCTAssertEqual(String(decoding: body, as: UTF8.self), "{\"id\": 7, \"text\": \"retried\"}")
     }
 
+    func testAWriteAddedAgainUnderItsKeyIsTheSameRequestAcrossAReopen() throws {
+        // Given a write added under the app's key, in flight when its queue is released
+        let first = StubTransport { _ in .hold }
+        var queue: RequestQueue? = durableQueue(first)
+        let id = try queue!.addDurably(SendDurableMessage(name: "keyed"), lane: "chat", key: "draft-7")
+        XCTAssertEqual(try queue!.addDurably(SendDurableMessage(name: "keyed"), key: "draft-7"), id)
+        XCTAssertTrue(first.waitForStarts(1))
+        release(&queue, transport: first)
+
+        // When the app adds it again after a reopen, not knowing whether the first add went through
+        let second = StubTransport { _ in Self.created(9, "keyed") }
+        let reopened = durableQueue(second)
+        let again = try reopened.addDurably(SendDurableMessage(name: "keyed"), lane: "chat", key: "draft-7")
+
+        // Then it is the same request: one result, and every attempt carried the app's key
+        XCTAssertEqual(again, id)
+        XCTAssertEqual(try result(of: id, on: reopened, as: DurableMessage.self)?.get(), DurableMessage(id: 9, text: "keyed"))
+        let keys = (first.started + second.started).map { $0.value(forHTTPHeaderField: "Idempotency-Key") }
+        XCTAssertEqual(keys, ["draft-7", "draft-7"])
+        XCTAssertEqual(try journalOnDisk().pending(), [])
+    }
+
+    func testAKeyThatCannotBeSentIsRefused() throws {
+        let queue = durableQueue(StubTransport())
+        for key in ["", "a\r\nInjected: 1"] {
+            XCTAssertThrowsError(try queue.addDurably(SendDurableMessage(name: "x"), key: key)) { error in
+                XCTAssertEqual((error as? JournalError)?.kind, .requestNotJournalable, "\(error)")
+            }
+        }
+    }
+
     func testAReopenedQueueSendsThePendingRequestOnceAndDeliversItsResultUnderItsID() throws {
         // Given a durable request in flight when its queue is released (the app ends)
         let first = StubTransport { _ in .hold }

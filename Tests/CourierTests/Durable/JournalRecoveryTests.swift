@@ -114,19 +114,41 @@ final class JournalRecoveryTests: JournalTestCase {
     }
 
     func testAJournalOfANewerSchemaIsNotRead() throws {
-        // Given a journal whose schema version is 2
+        // Given a journal whose schema version is 3
         var journal: Journal? = try openJournal()
         _ = try journal!.append(Self.sampleRequest(1))
         journal!.close()
         journal = nil
         let connection = try SQLiteConnection(path: databasePath, flags: [.readWrite], busyTimeout: .zero)
-        try connection.execute("PRAGMA user_version = 2")
+        try connection.execute("PRAGMA user_version = 3")
         connection.close()
         // When it is opened
         let error = openingError()
         // Then it fails, naming the version
-        XCTAssertEqual(error?.kind, .newerSchema(2))
-        XCTAssertEqual(error?.detail, "this Courier reads version 1")
+        XCTAssertEqual(error?.kind, .newerSchema(3))
+        XCTAssertEqual(error?.detail, "this Courier reads version 2")
+    }
+
+    func testAJournalOfVersion1GainsTheIndexOfKeysAndKeepsItsRequests() throws {
+        // Given a journal of version 1 (no index of keys) with a pending request
+        var journal: Journal? = try openJournal()
+        let entry = try journal!.append(Self.sampleRequest(1))
+        journal!.close()
+        journal = nil
+        let connection = try SQLiteConnection(path: databasePath, flags: [.readWrite], busyTimeout: .zero)
+        try connection.execute("DROP INDEX requests_by_key; PRAGMA user_version = 1")
+        connection.close()
+
+        // When it is opened
+        let reopened = try openJournal()
+
+        // Then its request is there, and the file is version 2 with the index
+        XCTAssertEqual(try reopened.pending().map(\.requestID), [entry.requestID])
+        reopened.close()
+        let check = try SQLiteConnection(path: databasePath, flags: [.readOnly], busyTimeout: .zero)
+        defer { check.close() }
+        XCTAssertEqual(try check.rows("PRAGMA user_version"), [[.integer(2)]])
+        XCTAssertEqual(try check.rows("SELECT name FROM sqlite_master WHERE name = 'requests_by_key'"), [[.text("requests_by_key")]])
     }
 
     // MARK: Bad disks

@@ -57,6 +57,29 @@ final class JournalTests: JournalTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("bodies").path), [])
     }
 
+    func testAnAppsKeyAddsItsWriteOnceEvenAcrossAReopen() throws {
+        // Given a journal with a request added under the app's key, its body a file
+        var journal: Journal? = try openJournal()
+        let file = folder.appendingPathComponent("upload.bin")
+        try Data("body".utf8).write(to: file)
+        let first = try journal!.append(Self.sampleRequest(1, body: .file(file)), requestID: "r1", key: "message-7")
+        journal!.close()
+        journal = try openJournal()
+
+        // When the same write is added again under the same key, and another under its own
+        let again = try journal!.append(Self.sampleRequest(1, body: .file(file)), requestID: "r2", key: "message-7")
+        let other = try journal!.append(Self.sampleRequest(2), requestID: "r3", key: "message-8")
+
+        // Then the second add is the first request, the key is the one sent, and no copy of the body is left for it
+        XCTAssertEqual(first.idempotencyKey, "message-7")
+        XCTAssertEqual(again, first)
+        XCTAssertEqual(try journal!.pending().map(\.requestID), ["r1", "r3"])
+        XCTAssertEqual(other.idempotencyKey, "message-8")
+        let bodies = folder.appendingPathComponent(Journal.bodiesFolderName)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: bodies.path), ["r1"])
+        journal!.close()
+    }
+
     func testAttemptsAreCountedAcrossAReopen() throws {
         // Given a pending request
         var journal: Journal? = try openJournal()

@@ -84,6 +84,19 @@ final class ResilienceTests: XCTestCase {
         XCTAssertNil(policy.delay(after: 1, method: "POST", failure: .transport(.cannotConnectToHost)))
     }
 
+    func testADurableRetryFollowsEveryTransportFailureButThoseNoAttemptMends() {
+        // Given the default policy, for a durable request (any method)
+        let policy = RetryPolicy(jitter: 0)
+        func delay(_ code: URLError.Code) -> TimeInterval? {
+            policy.delay(after: 1, method: "POST", failure: .transport(code), anyMethod: true, attempts: 20)
+        }
+        // Then a connection cut mid-response (URLSession on Linux says badServerResponse) is retried;
+        // a bad URL, an untrusted certificate or a cancel are not; an ordinary POST is not retried at all
+        XCTAssertEqual([.badServerResponse, .networkConnectionLost, .unknown, .secureConnectionFailed].map(delay), [0.5, 0.5, 0.5, 0.5])
+        XCTAssertEqual([.badURL, .serverCertificateUntrusted, .cancelled, .fileDoesNotExist].map(delay), [nil, nil, nil, nil])
+        XCTAssertNil(policy.delay(after: 1, method: "POST", failure: .transport(.badServerResponse)))
+    }
+
     func testCancelDuringBackoffEndsTheRequest() throws {
         let transport = StubTransport { _ in .hold }
         let queue = queue(transport) { $0.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 30, jitter: 0) }
