@@ -357,7 +357,23 @@ struct CourierExample {
         _ = try await resource.fetch()                 // stale: loaded from the origin
         changes.sync {}
 
-        step(12, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
+        step(12, "A durable note: on disk before addDurably returns, held while the app pauses, sent after the app's end")
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent("courier-tour-journal-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: journal) }
+        var durable = configuration
+        durable.durability = Durability(folder: journal, responseTypes: [Echo.self])
+        var app: RequestQueue? = try RequestQueue.open(configuration: durable, delegate: logger, baseURL: baseURL)
+        app!.pause()                                   // the user's "sync paused"
+        let noteID = try app!.addDurably(NoteRequest(parameters: note), key: "tour-note-1")
+        print("    added \(noteID) under its key while \(app!.networkStatus): nothing sent; then the app ends")
+        app = nil
+        let relaunched = try RequestQueue.open(configuration: durable, delegate: logger, baseURL: baseURL)
+        let again = try relaunched.addDurably(NoteRequest(parameters: note), key: "tour-note-1")
+        print("    relaunched (\(relaunched.networkStatus)); adding it again under its key gives \(again == noteID ? "the same ID" : "a new ID!")")
+        let kept: Result<Echo, RequestError> = await observe(noteID, on: relaunched)
+        print("    its ID got the result of the one write: \"\(try kept.get().json?.title ?? "?")\"")
+
+        step(13, "Server-sent events as they arrive, reconnecting with Last-Event-ID until a 204")
         guard let eventsURL else {
             return print("    skipped: pass --events-url with the URL of Scripts/sse_server.py")
         }

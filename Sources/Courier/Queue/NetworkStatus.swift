@@ -28,6 +28,11 @@ public struct NetworkStatus: Sendable, Equatable, CustomStringConvertible {
     /// ``unreachableOrigins`` aside).
     public var isOnline: Bool { !isPaused && offlineSince == nil }
 
+    /// A status, for tests and previews of screens that show one; a queue makes its own.
+    /// - Parameters:
+    ///   - isPaused: Whether the app paused the queue. Default: false.
+    ///   - offlineSince: When the network was found gone. Default: nil, it is there.
+    ///   - unreachableOrigins: Origins found unreachable, and since when. Default: none.
     public init(isPaused: Bool = false, offlineSince: Date? = nil, unreachableOrigins: [String: Date] = [:]) {
         self.isPaused = isPaused
         self.offlineSince = offlineSince
@@ -48,7 +53,7 @@ public struct NetworkStatus: Sendable, Equatable, CustomStringConvertible {
 /// var configuration = RequestQueueConfiguration.default
 /// configuration.whileOffline = .wait   // requests wait for their origin; their timeout still runs
 /// ```
-/// Durable requests (``RequestQueue/addDurably(_:lane:)``) always wait. The app's
+/// Durable requests (``RequestQueue/addDurably(_:lane:key:)``) always wait. The app's
 /// ``RequestQueue/pause()`` holds every request, whatever its policy.
 public enum OfflinePolicy: Sendable, Hashable {
     /// The request is sent anyway and fails as the network fails: at once when its host refuses

@@ -11,7 +11,7 @@ private let durableIDLast = Atomic<UInt64>(0)
 /// IDs are unique within the process (across all queues) and increase monotonically:
 /// a request added later has a larger ID.
 ///
-/// Durable requests (``RequestQueue/addDurably(_:lane:)``) have IDs of their own range, above
+/// Durable requests (``RequestQueue/addDurably(_:lane:key:)``) have IDs of their own range, above
 /// every other ID (``isDurable``): an ID made from the time it was added in milliseconds and a
 /// count, kept in the journal, so that it is the same after a restart and never taken by a later
 /// request, in this process or the next one (the count also starts above every ID still in the

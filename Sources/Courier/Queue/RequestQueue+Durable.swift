@@ -22,7 +22,7 @@ extension RequestQueue {
     /// A static function rather than a throwing initializer: the queue's initializer does not
     /// throw (most queues touch no disk), and Swift cannot overload it on throwing alone. A queue
     /// made with ``init(configuration:delegate:baseURL:)`` and durability opens the journal too, but
-    /// keeps the error to itself until ``addDurably(_:lane:)`` throws it.
+    /// keeps the error to itself until ``addDurably(_:lane:key:)`` throws it.
     /// - Parameters:
     ///   - configuration: As for ``init(configuration:delegate:baseURL:)``, with
     ///     ``RequestQueueConfiguration/durability`` set (without it this is that initializer).

@@ -263,12 +263,12 @@ public final class RequestQueue: Sendable {
     /// queue.addObserver(for: id) { (result: Result<Reply<Profile>, RequestError>) in … }
     /// ```
     ///
-    /// A durable request's observer (``addDurably(_:lane:)``) gets its result in a later run of
+    /// A durable request's observer (``addDurably(_:lane:key:)``) gets its result in a later run of
     /// the app too, from the journal, made into the type registered in
     /// ``Durability/responseTypes``; once an observer got it, the journal notes it as delivered,
     /// and it is not given to an observer of a later run again.
     /// - Parameters:
-    ///   - id: The request's ID, from ``add(_:priority:owner:)`` or ``addDurably(_:lane:)``.
+    ///   - id: The request's ID, from ``add(_:priority:owner:)`` or ``addDurably(_:lane:key:)``.
     ///   - handler: Called once with the result. If `R` is neither the request's response type
     ///     nor a ``Reply`` of it, it gets ``RequestError/responseTypeMismatch(expected:actual:)``.
     public func addObserver<R: Sendable>(

@@ -151,9 +151,9 @@ public struct RequestQueueConfiguration: Sendable {
     /// Default: `nil`.
     public var authenticator: (any Authenticator)?
 
-    /// Where the queue journals durable requests (``RequestQueue/addDurably(_:lane:)``), which
+    /// Where the queue journals durable requests (``RequestQueue/addDurably(_:lane:key:)``), which
     /// response types their results decode into after a restart, and how long they are tried.
-    /// Default: `nil`, no journal: ``RequestQueue/addDurably(_:lane:)`` throws
+    /// Default: `nil`, no journal: ``RequestQueue/addDurably(_:lane:key:)`` throws
     /// ``JournalError/Kind/notConfigured``, and ordinary requests cost nothing more for it.
     ///
     /// Open a queue with durability with ``RequestQueue/open(configuration:delegate:baseURL:)``,
