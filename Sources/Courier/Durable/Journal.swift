@@ -4,8 +4,8 @@ import Foundation
 /// queue writes each durable request to before `add` returns, and reads back after a restart.
 ///
 /// Every change is a committed transaction flushed to stable storage (WAL, `synchronous=FULL`)
-/// before the call returns; concurrent `append`s share one transaction and one flush
-/// (`GroupCommit`). The file is held with an exclusive lock while the journal is open, so a second
+/// before the call returns; concurrent appends, results and notes of results seen share one
+/// transaction and one flush (`GroupCommit`). The file is held with an exclusive lock while the journal is open, so a second
 /// process (or a second journal on the same folder) gets `JournalError.Kind.heldElsewhere` at
 /// once. At open SQLite checks the file (`quick_check`, or `integrity_check` when configured); a
 /// damaged file or one that is not a journal is reported (`.corrupt`), never replayed.
@@ -19,7 +19,8 @@ final class Journal: Sendable {
     let path: String
     let configuration: JournalConfiguration
     private let store: Locked<JournalStore>
-    private let appends: GroupCommit<JournalStore.Append, JournalEntry>
+    /// Appends, results and delivery notes, grouped: what many threads write at once shares a flush.
+    private let writes: GroupCommit<JournalStore.Write, JournalStore.Written>
 
     /// Opens the journal in `folder` (created when missing), or creates it.
     ///
@@ -58,8 +59,8 @@ final class Journal: Sendable {
         }
         let locked = Locked(store)
         self.store = locked
-        appends = GroupCommit(didQueue: didQueueAppend, willCommit: willCommitAppends) { group in
-            locked.withLock { $0.append(group) }
+        writes = GroupCommit(didQueue: didQueueAppend, willCommit: willCommitAppends) { group in
+            locked.withLock { $0.write(group) }
         }
     }
 
@@ -102,7 +103,12 @@ final class Journal: Sendable {
         var item = JournalStore.Append(requestID: requestID, idempotencyKey: key ?? UUID().uuidString.lowercased(),
                                        request: request, addedAt: date, size: size)
         item.deduplicates = key != nil
-        let result = appends.submit(item)
+        let result = writes.submit(.append(item)).flatMap { written -> Result<JournalEntry, JournalError> in
+            guard case .appended(let entry) = written else {
+                return .failure(JournalError(.failed, path: path, detail: "an append came to \(written)"))
+            }
+            return .success(entry)
+        }
         let added = (try? result.get())?.requestID == requestID
         if !added, case .file(let copy) = request.body {
             try? FileManager.default.removeItem(at: copy)
@@ -157,7 +163,10 @@ final class Journal: Sendable {
     /// a request has exactly one result).
     @discardableResult
     func recordResult(_ requestID: String, _ outcome: JournalOutcome, at date: Date = Date()) throws(JournalError) -> Bool {
-        try withStore { try $0.recordResult(requestID, outcome, at: date) }
+        guard case .recorded(let recorded) = try writes.submit(.result(requestID: requestID, outcome: outcome, at: date)).get() else {
+            throw JournalError(.failed, path: path, detail: "a result was not recorded as one")
+        }
+        return recorded
     }
 
     /// Results not yet delivered to the app (or all of them), oldest first.
@@ -172,7 +181,7 @@ final class Journal: Sendable {
 
     /// Notes that the app has seen a request's result.
     func markDelivered(_ requestID: String) throws(JournalError) {
-        try withStore { try $0.markDelivered(requestID) }
+        _ = try writes.submit(.delivered(requestID: requestID)).get()
     }
 
     /// Removes results past their retention (`JournalConfiguration`), the ended requests whose

@@ -69,57 +69,97 @@ final class JournalStore {
         let size: Int
     }
 
-    /// Inserts a group of requests in one transaction; a request over the bounds fails alone.
-    func append(_ group: [Append]) -> [Result<JournalEntry, JournalError>] {
-        var results: [Result<JournalEntry, JournalError>] = []
+    /// A change the group commit carries, with others, in one transaction.
+    enum Write: Sendable {
+        case append(Append)
+        case result(requestID: String, outcome: JournalOutcome, at: Date)
+        case delivered(requestID: String)
+    }
+
+    /// What a change came to.
+    enum Written: Sendable, Equatable {
+        case appended(JournalEntry)
+        /// Whether the result was recorded (false: the request had one already, which is kept).
+        case recorded(Bool)
+        case delivered
+    }
+
+    /// Makes a group of changes in one transaction, with one flush: appends, results, and notes
+    /// that results were seen. A change that cannot be made (over the bounds, an unknown ID)
+    /// fails alone; a failure of the file fails them all, and nothing of the group is kept.
+    func write(_ group: [Write]) -> [Result<Written, JournalError>] {
         let (pendingBefore, bytesBefore) = (pendingCount, byteCount)
+        var appends = false
         do {
-            try connection.transaction {
-                let insert = try connection.prepare("""
-                    INSERT INTO requests (request_id, idempotency_key, lane, method, url, header_fields, body, body_file,
-                                          response_type, next_attempt_at, state, added_at, size, checksum)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
-                    """)
-                for item in group {
-                    if item.deduplicates, let existing = try connection.rows(
-                        "SELECT \(Self.entryColumns) FROM requests WHERE idempotency_key = ? ORDER BY id LIMIT 1",
-                        [.text(item.idempotencyKey)]).first {
-                        results.append(.success(try entry(existing)))
-                        continue
+            let results: [Result<Written, JournalError>] = try connection.transaction {
+                try group.map { write in
+                    switch write {
+                    case .append(let item):
+                        appends = true
+                        return try insert(item).map(Written.appended)
+                    case .result(let requestID, let outcome, let date):
+                        return try insertResult(requestID, outcome, at: date).map(Written.recorded)
+                    case .delivered(let requestID):
+                        return try noteDelivered(requestID).map { .delivered }
                     }
-                    if let bound = boundReached(adding: item.size) {
-                        results.append(.failure(JournalError(.boundsReached, path: path, detail: bound)))
-                        continue
-                    }
-                    let request = item.request
-                    var body = SQLiteValue.null, bodyFile = SQLiteValue.null
-                    switch request.body {
-                    case .none: break
-                    case .bytes(let data): body = .blob(data)
-                    case .file(let url): bodyFile = .text(url.path)
-                    }
-                    let added = item.addedAt.journalMilliseconds
-                    let fixed: [SQLiteValue] = [.text(item.requestID), .text(item.idempotencyKey), request.lane.map { .text($0) } ?? .null,
-                                                .text(request.method), .text(request.url.absoluteString),
-                                                .text(JournalHeaderFields.encode(request.headerFields)), body, bodyFile,
-                                                .text(request.responseType), .integer(added)]
-                    try insert.run(fixed[0..<9] + [.integer(added), .integer(added), .integer(Int64(item.size)),
-                                                   .integer(JournalChecksum.of(fixed))])
-                    pendingCount += 1
-                    byteCount += item.size
-                    results.append(.success(JournalEntry(
-                        sequence: connection.lastInsertRowID, requestID: item.requestID, idempotencyKey: item.idempotencyKey,
-                        request: request, attempts: 0, nextAttemptAt: Date(journalMilliseconds: added), state: .pending,
-                        addedAt: Date(journalMilliseconds: added))))
                 }
             }
-            appendTransactions += 1
+            if appends { appendTransactions += 1 }
             return results
         } catch {
             (pendingCount, byteCount) = (pendingBefore, bytesBefore)
             let failure = journalError(error)
             return group.map { _ in .failure(failure) }
         }
+    }
+
+    /// Inserts a group of requests in one transaction; a request over the bounds fails alone.
+    func append(_ group: [Append]) -> [Result<JournalEntry, JournalError>] {
+        write(group.map(Write.append)).map { result in
+            result.flatMap { written in
+                guard case .appended(let entry) = written else {
+                    return .failure(JournalError(.failed, path: path, detail: "an append came to \(written)"))
+                }
+                return .success(entry)
+            }
+        }
+    }
+
+    /// Inserts one request, inside the caller's transaction: the request the journal holds under
+    /// the app's key if there is one, a failure of its own when the bounds are reached.
+    private func insert(_ item: Append) throws -> Result<JournalEntry, JournalError> {
+        if item.deduplicates, let existing = try connection.rows(
+            "SELECT \(Self.entryColumns) FROM requests WHERE idempotency_key = ? ORDER BY id LIMIT 1",
+            [.text(item.idempotencyKey)]).first {
+            return .success(try entry(existing))
+        }
+        if let bound = boundReached(adding: item.size) {
+            return .failure(JournalError(.boundsReached, path: path, detail: bound))
+        }
+        let request = item.request
+        var body = SQLiteValue.null, bodyFile = SQLiteValue.null
+        switch request.body {
+        case .none: break
+        case .bytes(let data): body = .blob(data)
+        case .file(let url): bodyFile = .text(url.path)
+        }
+        let added = item.addedAt.journalMilliseconds
+        let fixed: [SQLiteValue] = [.text(item.requestID), .text(item.idempotencyKey), request.lane.map { .text($0) } ?? .null,
+                                    .text(request.method), .text(request.url.absoluteString),
+                                    .text(JournalHeaderFields.encode(request.headerFields)), body, bodyFile,
+                                    .text(request.responseType), .integer(added)]
+        try connection.prepare("""
+            INSERT INTO requests (request_id, idempotency_key, lane, method, url, header_fields, body, body_file,
+                                  response_type, next_attempt_at, state, added_at, size, checksum)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)
+            """).run(fixed[0..<9] + [.integer(added), .integer(added), .integer(Int64(item.size)),
+                                      .integer(JournalChecksum.of(fixed))])
+        pendingCount += 1
+        byteCount += item.size
+        return .success(JournalEntry(
+            sequence: connection.lastInsertRowID, requestID: item.requestID, idempotencyKey: item.idempotencyKey,
+            request: request, attempts: 0, nextAttemptAt: Date(journalMilliseconds: added), state: .pending,
+            addedAt: Date(journalMilliseconds: added)))
     }
 
     private func boundReached(adding size: Int) -> String? {
@@ -197,6 +237,14 @@ final class JournalStore {
     /// Ends a pending request with its result, in one transaction. False when the request
     /// already has a result (a request has exactly one: the first is kept).
     func recordResult(_ requestID: String, _ outcome: JournalOutcome, at date: Date) throws -> Bool {
+        guard case .recorded(let recorded) = try write([.result(requestID: requestID, outcome: outcome, at: date)])[0].get() else {
+            throw JournalError(.failed, path: path, detail: "a result was not recorded as one")
+        }
+        return recorded
+    }
+
+    /// Ends a pending request with its result, inside the caller's transaction.
+    private func insertResult(_ requestID: String, _ outcome: JournalOutcome, at date: Date) throws -> Result<Bool, JournalError> {
         var status = SQLiteValue.null, fields = SQLiteValue.null, body = SQLiteValue.null, failure = SQLiteValue.null
         let size: Int
         switch outcome {
@@ -209,26 +257,21 @@ final class JournalStore {
             size = description.utf8.count
         }
         let fixed: [SQLiteValue] = [.text(requestID), status, fields, body, failure, .integer(date.journalMilliseconds)]
-        let recorded: Bool = try connection.transaction {
-            try connection.prepare("UPDATE requests SET state = 'ended' WHERE request_id = ? AND state = 'pending'")
-                .run([.text(requestID)])
-            guard connection.changes == 1 else {
-                if try connection.rows("SELECT 1 FROM requests WHERE request_id = ?", [.text(requestID)]).isEmpty {
-                    throw JournalError(.unknownRequest(requestID), path: path, detail: "no request has this ID")
-                }
-                return false
+        try connection.prepare("UPDATE requests SET state = 'ended' WHERE request_id = ? AND state = 'pending'")
+            .run([.text(requestID)])
+        guard connection.changes == 1 else {
+            if try connection.rows("SELECT 1 FROM requests WHERE request_id = ?", [.text(requestID)]).isEmpty {
+                return .failure(JournalError(.unknownRequest(requestID), path: path, detail: "no request has this ID"))
             }
-            try connection.prepare("""
-                INSERT INTO results (request_id, status, header_fields, body, failure, ended_at, size, checksum)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """).run(fixed + [.integer(Int64(size)), .integer(JournalChecksum.of(fixed))])
-            return true
+            return .success(false)
         }
-        if recorded {
-            pendingCount -= 1
-            byteCount += size
-        }
-        return recorded
+        try connection.prepare("""
+            INSERT INTO results (request_id, status, header_fields, body, failure, ended_at, size, checksum)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).run(fixed + [.integer(Int64(size)), .integer(JournalChecksum.of(fixed))])
+        pendingCount -= 1
+        byteCount += size
+        return .success(true)
     }
 
     /// Results, oldest first: all of them, or only those not yet delivered.
@@ -273,10 +316,16 @@ final class JournalStore {
 
     /// Notes that the app has seen a result.
     func markDelivered(_ requestID: String) throws {
+        _ = try write([.delivered(requestID: requestID)])[0].get()
+    }
+
+    /// Notes that the app has seen a result, inside the caller's transaction.
+    private func noteDelivered(_ requestID: String) throws -> Result<Void, JournalError> {
         try connection.prepare("UPDATE results SET delivered = 1 WHERE request_id = ?").run([.text(requestID)])
         guard connection.changes == 1 else {
-            throw JournalError(.unknownRequest(requestID), path: path, detail: "no result has this ID")
+            return .failure(JournalError(.unknownRequest(requestID), path: path, detail: "no result has this ID"))
         }
+        return .success(())
     }
 
     /// Removes results past their retention and the ended requests whose results are gone, in

@@ -51,6 +51,53 @@ final class JournalGroupCommitTests: JournalTestCase {
         XCTAssertEqual(Set(returned.map(\.request.url)).count, 16)
     }
 
+    func testResultsAndNotesOfResultsSeenRideInTheAppendsTransaction() throws {
+        // Given a journal with two pending requests, the first's result recorded, whose next
+        // commit waits (once it is in it) until three more writes are queued behind it
+        let committing = DispatchSemaphore(value: 0)
+        let threeQueued = DispatchSemaphore(value: 0)
+        let groups = Locked<[Int]>([])
+        let armed = Locked(false)
+        let journal = try openJournal(
+            didQueueAppend: { waiting in if waiting == 3 { threeQueued.signal() } },
+            willCommitAppends: { size in
+                guard armed.withLock({ $0 }) else { return }
+                if groups.withLock({ $0.append(size); return $0.count }) == 1 {
+                    committing.signal()
+                    XCTAssertEqual(threeQueued.wait(timeout: .now() + 10), .success)
+                }
+            })
+        let first = try journal.append(Self.sampleRequest(1))
+        let second = try journal.append(Self.sampleRequest(2))
+        XCTAssertTrue(try journal.recordResult(first.requestID, .failure("gone")))
+        armed.withLock { $0 = true }
+
+        // When an append is being committed, and meanwhile come the second's result, a note that
+        // the first's result was seen, and another append
+        let writes: [@Sendable () throws -> Void] = [
+            { _ = try journal.append(Self.sampleRequest(3)) },
+            { XCTAssertTrue(try journal.recordResult(second.requestID, .response(status: 201, headerFields: [:], body: Data()))) },
+            { try journal.markDelivered(first.requestID) },
+            { _ = try journal.append(Self.sampleRequest(4)) },
+        ]
+        let done = DispatchGroup()
+        for (index, write) in writes.enumerated() {
+            if index == 1 { XCTAssertEqual(committing.wait(timeout: .now() + 10), .success) }
+            done.enter()
+            Thread {
+                do { try write() } catch { XCTFail("write \(index) failed: \(error)") }
+                done.leave()
+            }.start()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 30), .success)
+
+        // Then the three rode in one transaction, and each change is there
+        XCTAssertEqual(groups.withLock { $0 }, [1, 3])
+        XCTAssertEqual(try journal.pending().count, 2)
+        XCTAssertEqual(try journal.results(undeliveredOnly: true).map(\.requestID), [second.requestID])
+        XCTAssertEqual(try journal.results(undeliveredOnly: false).count, 2)
+    }
+
     func testSixteenThreadsAppendingKeepEveryRowOnceInFewerTransactions() throws {
         // Given a journal
         var journal: Journal? = try openJournal()
