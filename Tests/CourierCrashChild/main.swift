@@ -28,7 +28,6 @@ import FoundationNetworking
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 import Courier
 
 /// The origin's answer to a write (Scripts/json_api.py's recording endpoint).
@@ -137,6 +136,24 @@ let results = RecordFile(resultsURL)
 
 // MARK: Observing
 
+/// A value behind an NSLock. Not `Synchronization.Mutex`: on Linux ThreadSanitizer does not see
+/// `Mutex`'s lock (a futex of its own) and reports the accesses it guards as races.
+/// `@unchecked Sendable`: `value` is read and written only inside `withLock`.
+final class Guarded<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
+
 /// What this run waits for: every write with a result, every observer answered.
 final class Progress: Sendable {
     private struct State {
@@ -145,13 +162,13 @@ final class Progress: Sendable {
         var seenBefore = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Guarded<State>
     private let results: RecordFile
     private let run: Int
     let done = DispatchSemaphore(value: 0)
 
     init(missing: Set<Int>, results: RecordFile, run: Int) {
-        state = Mutex(State(missing: missing))
+        state = Guarded(State(missing: missing))
         self.results = results
         self.run = run
     }

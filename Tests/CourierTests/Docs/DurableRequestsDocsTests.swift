@@ -5,8 +5,18 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import XCTest
+
+/// A stand-in for a label. NSLock rather than `Mutex`, which ThreadSanitizer on Linux does not see.
+/// `@unchecked Sendable`: `storedText` is read and written only under `lock`.
+private final class Banner: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storedText: String?
+    var text: String? {
+        get { lock.withLock { storedText } }
+        set { lock.withLock { storedText = newValue } }
+    }
+}
 
 final class DurableRequestsDocsTests: XCTestCase {
     struct Message: Decodable, Sendable, Equatable { let id: Int; let text: String }
@@ -84,13 +94,6 @@ final class DurableRequestsDocsTests: XCTestCase {
         let queue = DocsSupport.queue(fixtures) { configuration in
             // The network (verbatim)
             configuration.whileOffline = .wait
-        }
-        final class Banner: Sendable {   // a stand-in for a label
-            private let storage = Mutex<String?>(nil)
-            var text: String? {
-                get { storage.withLock { $0 } }
-                set { storage.withLock { $0 = newValue } }
-            }
         }
         let banner = Banner()
         let seen = Recorder<String>()
