@@ -169,6 +169,33 @@ extension RequestQueue {
         return delay
     }
 
+    /// Gives a new type observer the journaled results of its type that no observer has seen
+    /// (durable requests that ended in an earlier run, or in this one with nobody watching), and
+    /// notes each as seen once the observer got it. Results this queue is delivering now are left
+    /// to that delivery.
+    func deliverJournaledResults(to observer: TypeObserver, typeName: String, in durable: DurableJournal) {
+        let callbackQueue = configuration.callbackQueue
+        let decoding = configuration.decoding
+        let weakSelf = WeakRequestQueue(self)
+        workQueue.async {
+            guard let journal = try? durable.journal(), let kept = try? journal.results(undeliveredOnly: true) else { return }
+            for result in kept {
+                guard let raw = UInt64(result.requestID), let id = RequestID(durableRawValue: raw),
+                      weakSelf.queue?.state.withLock({ $0.isFinished(id) }) ?? true,
+                      let entry = try? journal.entry(result.requestID), entry.request.responseType == typeName else { continue }
+                let ended = durable.beginDelivery(of: result.requestID)
+                let made = durable.result(of: result.outcome, entry: entry, decoding: decoding)
+                callbackQueue.async {
+                    let active = observer.isActive
+                    DeliveryScope.run {
+                        observer.deliver(AnyUpdate(id: id, result: made, source: nil, isFinal: true, cachedValueStands: false))
+                    }
+                    ended(active && DurableJournal.gives(made))
+                }
+            }
+        }
+    }
+
     /// Gives an observer of a durable request that this queue no longer holds (one added before
     /// a restart, or ended long ago) its result from the journal, and notes it as delivered.
     func observeJournaledResult(of id: RequestID, in durable: DurableJournal, observer: @escaping IDObserver) {

@@ -305,12 +305,17 @@ public final class RequestQueue: Sendable {
     /// ```
     /// Types are told apart by identity, not by name: two types named `Profile` in different
     /// modules have separate observers.
+    ///
+    /// On a queue with ``RequestQueueConfiguration/durability``, the observer also gets the
+    /// results of durable requests of type `R` that no observer has seen yet (those of an
+    /// earlier run of the app, kept in the journal), once each, and the journal notes them as seen.
     public func addObserver<R: Sendable>(
         ownedBy owner: AnyObject,
         handler: @escaping @Sendable (Result<R, RequestError>) -> Void
     ) {
         let observer = TypeObserver(owner: owner) { handler($0.result.typed(as: R.self)) }
         state.withLock { $0.addTypeObserver(observer, for: ObjectIdentifier(R.self), now: Self.now()) }
+        if let durable { deliverJournaledResults(to: observer, typeName: String(reflecting: R.self), in: durable) }
     }
 
     /// Removes the observers of response type `R` registered with `owner`. Results already on

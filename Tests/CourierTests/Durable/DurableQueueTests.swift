@@ -143,6 +143,36 @@ final class DurableQueueTests: DurableQueueTestCase {
         XCTAssertEqual(try journalOnDisk().pending(), [])
     }
 
+    func testATypeObserverAfterARestartGetsTheResultsNobodySawOnce() throws {
+        // Given a durable write that ended with nobody watching, then the app ended
+        let first = StubTransport { _ in Self.created(5, "unseen") }
+        var queue: RequestQueue? = durableQueue(first)
+        let id = try queue!.addDurably(SendDurableMessage(name: "unseen"))
+        XCTAssertTrue(first.waitForStarts(1))
+        XCTAssertTrue(eventually { (try? self.journalOnDisk().results(undeliveredOnly: true).count) == 1 })
+        release(&queue, transport: first)
+
+        // When the relaunched app observes the type, then observes it again with another owner
+        let reopened = durableQueue(StubTransport())
+        let owner = ObserverOwner(), later = ObserverOwner()
+        let heard = Recorder<Result<DurableMessage, RequestError>>()
+        let got = expectation(description: "the type observer got the kept result")
+        reopened.addObserver(ownedBy: owner) { (result: Result<DurableMessage, RequestError>) in heard.append(result); got.fulfill() }
+        wait(for: [got], timeout: 30)
+        XCTAssertTrue(eventually { (try? self.journalOnDisk().results(undeliveredOnly: true).count) == 0 })
+        let heardLater = Recorder<Result<DurableMessage, RequestError>>()
+        reopened.addObserver(ownedBy: later) { (result: Result<DurableMessage, RequestError>) in heardLater.append(result) }
+
+        // Then the first got it once; the second, registered after it was seen, got nothing; its ID still finds it
+        XCTAssertEqual(try heard.all.map { try $0.get() }, [DurableMessage(id: 5, text: "unseen")])
+        XCTAssertEqual(try result(of: id, on: reopened, as: DurableMessage.self)?.get(), DurableMessage(id: 5, text: "unseen"))
+        callbacks.sync {}
+        reopened.workQueue.sync(flags: .barrier) {}
+        callbacks.sync {}
+        XCTAssertEqual(heardLater.count, 0)
+        XCTAssertEqual(heard.count, 1)
+    }
+
     func testAKeyThatCannotBeSentIsRefused() throws {
         let queue = durableQueue(StubTransport())
         for key in ["", "a\r\nInjected: 1"] {
