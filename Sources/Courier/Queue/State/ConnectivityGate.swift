@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// Invariants, checked by `ConnectivityGateTests`:
 /// - an attempt is held at most once, and given back (released, or taken as a probe) once;
-///   released attempts come out oldest held first;
+///   released attempts come out oldest first (by when their requests were added);
 /// - an attempt that waits is held exactly while ``Connectivity/admits(_:)`` is false for its
 ///   origin; one that does not wait (``OfflinePolicy/fail``), only while the app has paused;
 /// - a probe is a held attempt: the oldest held to its origin, or for the network the oldest held
