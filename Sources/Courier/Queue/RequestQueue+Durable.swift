@@ -124,6 +124,25 @@ extension RequestQueue {
         return id
     }
 
+    /// The durable requests that have not ended, in the order they were added: this run's and
+    /// those an earlier run left, whether waiting, under way or between attempts.
+    ///
+    /// ```swift
+    /// for pending in try queue.pendingDurableRequests() {
+    ///     print(pending.id, pending.lane ?? "-", pending.attempts)
+    /// }
+    /// ```
+    /// Read from the journal, on the caller's thread (a query of the journal's file: not for
+    /// every frame of an animation). Cancel one with ``cancel(_:)``: it ends, and leaves the journal.
+    /// - Throws: ``JournalError`` when the queue has no durability
+    ///   (``JournalError/Kind/notConfigured``) or the journal cannot be read.
+    public func pendingDurableRequests() throws(JournalError) -> [PendingDurableRequest] {
+        guard let durable else {
+            throw JournalError(.notConfigured, path: "", detail: "its configuration's durability is nil")
+        }
+        return try durable.journal().pending().compactMap(PendingDurableRequest.init)
+    }
+
     /// Adds the requests an earlier run left pending, in the order they were added, under their IDs.
     func resumeDurableRequests(_ durable: DurableJournal) {
         let types = durable.durability.responseTypes

@@ -60,6 +60,12 @@ final class DurableRequestsDocsTests: XCTestCase {
 
         // Adding it again under its key is the same write
         XCTAssertEqual(try queue!.addDurably(SendMessage(text: draft.text), lane: "chat-42", key: draft.id.uuidString), id)
+
+        // What is waiting (verbatim but for the queue)
+        let badge = Banner()
+        let waiting = try queue!.pendingDurableRequests()
+        badge.text = waiting.isEmpty ? nil : "\(waiting.count) waiting to send"
+        XCTAssertEqual(badge.text, "1 waiting to send")
         // The app ends before the answer
         XCTAssertEqual(try fixtures.waitForHeldRequests(1).count, 1)
         DocsSupport.callbacks.sync {}

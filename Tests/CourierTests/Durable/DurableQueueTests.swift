@@ -173,6 +173,41 @@ final class DurableQueueTests: DurableQueueTestCase {
         XCTAssertEqual(heard.count, 1)
     }
 
+    func testPendingDurableRequestsListsWhatHasNotEndedAcrossARelaunch() throws {
+        // Given two durable writes held by the transport, one in a lane under the app's key
+        let first = StubTransport { _ in .hold }
+        var queue: RequestQueue? = durableQueue(first)
+        let keyed = try queue!.addDurably(SendDurableMessage(name: "a"), lane: "chat", key: "draft-1")
+        let other = try queue!.addDurably(SendDurableMessage(name: "b"))
+        XCTAssertTrue(first.waitForStarts(2))
+
+        // Then both are listed, in order, with what they are
+        let listed = try queue!.pendingDurableRequests()
+        XCTAssertEqual(listed.map(\.id), [keyed, other])
+        XCTAssertEqual(listed.map(\.lane), ["chat", nil])
+        XCTAssertEqual(listed.first?.key, "draft-1")
+        XCTAssertEqual(listed.map(\.method), ["POST", "POST"])
+        XCTAssertEqual(listed.map(\.url.path), ["/messages/a", "/messages/b"])
+        XCTAssertEqual(listed.map(\.attempts), [0, 0])
+        release(&queue, transport: first)
+
+        // When the app relaunches and the first is cancelled, the second answered
+        let second = StubTransport { request in request.url?.path == "/messages/a" ? .hold : Self.created(2, "b") }
+        let reopened = durableQueue(second)
+        XCTAssertEqual(try reopened.pendingDurableRequests().first?.id, keyed, "the held one is listed after the relaunch")
+        reopened.cancel(keyed)
+        XCTAssertEqual(try result(of: other, on: reopened, as: DurableMessage.self)?.get(), DurableMessage(id: 2, text: "b"))
+        guard case .failure(.cancelled)? = result(of: keyed, on: reopened, as: DurableMessage.self) else {
+            return XCTFail("the cancelled one did not end cancelled")
+        }
+
+        // Then nothing is pending any more, and a queue without durability says it has none
+        XCTAssertTrue(eventually { (try? reopened.pendingDurableRequests().isEmpty) == true })
+        XCTAssertThrowsError(try makeQueue(transport: StubTransport()).pendingDurableRequests()) { error in
+            XCTAssertEqual((error as? JournalError)?.kind, .notConfigured)
+        }
+    }
+
     func testAKeyThatCannotBeSentIsRefused() throws {
         let queue = durableQueue(StubTransport())
         for key in ["", "a\r\nInjected: 1"] {
