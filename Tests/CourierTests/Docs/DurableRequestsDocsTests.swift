@@ -70,6 +70,7 @@ final class DurableRequestsDocsTests: XCTestCase {
         XCTAssertEqual(try fixtures.waitForHeldRequests(1).count, 1)
         DocsSupport.callbacks.sync {}
         queue = nil
+        fixtures.holdsAnswers = false
         _ = fixtures.releaseAll()
 
         // A relaunch: the write goes again, with the same key, and its ID finds its result
@@ -77,7 +78,6 @@ final class DurableRequestsDocsTests: XCTestCase {
         let shown = expectation(description: "shown")
         let results = Recorder<Result<Message, RequestError>>()
         @Sendable func show(_ result: Result<Message, RequestError>) { results.append(result); shown.fulfill() }
-        fixtures.holdsAnswers = false
 
         // After a relaunch (verbatim but for the queue and the defaults)
         let raw = defaults.string(forKey: "pending-message").flatMap(UInt64.init)

@@ -34,7 +34,7 @@ final class NetworkWaitIntegrationTests: XCTestCase {
 
         // Then they wait, the origin unreachable, none failed
         let origin = "http://127.0.0.1:\(server.port)"
-        XCTAssertTrue(eventually { queue.state.withLock { $0.bookkeeping.waiting } == 3 },
+        XCTAssertTrue(eventually { queue.state.withLock { $0.heldForNetwork } == 3 },
                       "not all held: \(queue.networkStatus)")
         XCTAssertEqual(Array(queue.networkStatus.unreachableOrigins.keys), [origin])
 

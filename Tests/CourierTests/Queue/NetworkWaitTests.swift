@@ -45,8 +45,9 @@ final class NetworkWaitTests: XCTestCase {
         return (origins, queue(StubTransport(reply: origins.reply)))
     }
 
+    /// Attempts the queue holds for the network or the app's resume (not those still in line to start).
     private func held(_ queue: RequestQueue) -> Int {
-        queue.state.withLock { $0.bookkeeping.waiting }
+        queue.state.withLock { $0.heldForNetwork }
     }
 
     /// Collects the statuses a queue reports, as descriptions.

@@ -564,6 +564,9 @@ struct QueueState {
         return true
     }
 
+    /// How many attempts wait for the network or the app's resume (``ConnectivityGate``).
+    var heldForNetwork: Int { gate.heldAttempts }
+
     /// How many type observers the queue holds, dead or alive.
     var typeObserverCount: Int { typeObservers.count }
 
