@@ -50,4 +50,41 @@ final class NetworkWaitIntegrationTests: XCTestCase {
         XCTAssertTrue(eventually { queue.networkStatus == NetworkStatus() })
         TestQueues.callbacks.sync {}
     }
+
+    struct Feed: Request {
+        typealias ResponseType = Echo
+        var path: String { "/anything/feed" }
+    }
+
+    func testAWatchedResourceThatFailedLoadsWhenItsOriginComesUp() throws {
+        // Given an origin where nothing listens yet, and a queue whose requests fail as the network fails
+        let server = KillableServer(gunicorn: try KillableServer.gunicornPath(), port: HTTPBin.closedPort())
+        defer { server.kill() }
+        var configuration = RequestQueueConfiguration.default
+        configuration.transport = HTTPBin.transport
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.cache = nil
+        let queue = RequestQueue(configuration: configuration, baseURL: server.url)
+
+        // When a screen watches a resource of it, retrying after 50 ms
+        let context = DispatchQueue(label: "NetworkWaitIntegrationTests.resource")
+        let feed = queue.resource(Feed(), options: ResourceOptions(retry: .init(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(200)),
+                                                                   updatesOn: .queue(context)))
+        let watching = Task { await feed.watch() }
+        defer { watching.cancel() }
+
+        // Then its load failed, saying why, and its retry waits for the origin with the error shown
+        XCTAssertTrue(eventually { context.sync { feed.error != nil && feed.isLoading } },
+                      "no waiting retry: \(context.sync { (feed.error, feed.isLoading) })")
+        guard case .transportFailed(let error)? = context.sync(execute: { feed.error }) else { return XCTFail("no transport error") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+
+        // When the origin starts
+        try server.start()
+
+        // Then the waiting load reached it: the value is httpbin's echo of the feed, the error gone
+        XCTAssertTrue(eventually(timeout: 60) { context.sync { feed.value != nil && !feed.isLoading } })
+        XCTAssertEqual(context.sync { feed.value.flatMap { URL(string: $0.url)?.path } }, "/anything/feed")
+        XCTAssertNil(context.sync { feed.error })
+    }
 }
