@@ -74,10 +74,7 @@ final class NetworkWaitIntegrationTests: XCTestCase {
         defer { watching.cancel() }
 
         // Then its load failed, saying why, and its retry waits for the origin with the error shown
-        XCTAssertTrue(eventually { context.sync { feed.error != nil && feed.isLoading } },
-                      "no waiting retry: \(context.sync { (feed.error, feed.isLoading) })")
-        guard case .transportFailed(let error)? = context.sync(execute: { feed.error }) else { return XCTFail("no transport error") }
-        XCTAssertEqual(error.code, .cannotConnectToHost)
+        assertRetryWaitsForItsOrigin(feed, on: context)
 
         // When the origin starts
         try server.start()

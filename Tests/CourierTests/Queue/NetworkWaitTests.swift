@@ -224,10 +224,7 @@ final class NetworkWaitTests: XCTestCase {
         defer { watching.cancel() }
 
         // Then its first load failed with the reason, and its retry waits for the API, the error kept
-        XCTAssertTrue(eventually { context.sync { feed.error != nil && feed.isLoading } },
-                      "no waiting retry: \(context.sync { (feed.error, feed.isLoading) })")
-        guard case .transportFailed(let error)? = context.sync(execute: { feed.error }) else { return XCTFail("no transport error") }
-        XCTAssertEqual(error.code, .cannotConnectToHost)
+        assertRetryWaitsForItsOrigin(feed, on: context)
 
         // When the API comes back
         origins.setDown("api.example.com", false)
@@ -237,5 +234,19 @@ final class NetworkWaitTests: XCTestCase {
         XCTAssertEqual(context.sync { feed.value }, Greeting(message: "/feed"))
         XCTAssertNil(context.sync { feed.error })
         XCTAssertEqual(origins.reached, ["/feed"])
+    }
+}
+
+extension XCTestCase {
+    /// Checks that a watched resource's load failed because its origin refused the connection,
+    /// and that its retry is waiting for the origin with that error still shown.
+    func assertRetryWaitsForItsOrigin<R: Request>(_ resource: Resource<R>, on context: DispatchQueue,
+                                                  file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(eventually { context.sync { resource.error != nil && resource.isLoading } },
+                      "no waiting retry: \(context.sync { (resource.error, resource.isLoading) })", file: file, line: line)
+        guard case .transportFailed(let error)? = context.sync(execute: { resource.error }) else {
+            return XCTFail("no transport error", file: file, line: line)
+        }
+        XCTAssertEqual(error.code, .cannotConnectToHost, file: file, line: line)
     }
 }
