@@ -58,10 +58,13 @@ extension RequestQueue {
     /// the request sets in its own header fields counts as its `key`.
     /// ```swift
     /// let id = try queue.addDurably(SendMessage(text: draft.text), lane: "chat-42", key: draft.id.uuidString)
-    /// ``` The ID stays valid across restarts: an observer added for it in a later run gets
-    /// the result (made into the type registered in ``Durability/responseTypes``), and exactly
-    /// one observer's run gets it. Requests of one `lane` are sent one at a time, in the order
-    /// they were added, also after a restart; other lanes and ordinary requests go on meanwhile.
+    /// ```
+    /// The ID stays valid across restarts: an observer added for it in a later run gets the
+    /// result (made into the type registered in ``Durability/responseTypes``), and once an
+    /// observer got it the journal notes it as seen (a result being delivered when the app is
+    /// killed is given again in the next run, under the same ID). Requests of one `lane` are sent
+    /// one at a time, in the order they were added, also after a restart; other lanes and
+    /// ordinary requests go on meanwhile.
     ///
     /// The journal keeps what the request's builder made (method, URL, header fields, body bytes
     /// or a copy of its body file); delegates and the authenticator run again for every attempt.
