@@ -113,18 +113,6 @@ final class JournalStore {
         }
     }
 
-    /// Inserts a group of requests in one transaction; a request over the bounds fails alone.
-    func append(_ group: [Append]) -> [Result<JournalEntry, JournalError>] {
-        write(group.map(Write.append)).map { result in
-            result.flatMap { written in
-                guard case .appended(let entry) = written else {
-                    return .failure(JournalError(.failed, path: path, detail: "an append came to \(written)"))
-                }
-                return .success(entry)
-            }
-        }
-    }
-
     /// Inserts one request, inside the caller's transaction: the request the journal holds under
     /// the app's key if there is one, a failure of its own when the bounds are reached.
     private func insert(_ item: Append) throws -> Result<JournalEntry, JournalError> {
@@ -234,15 +222,6 @@ final class JournalStore {
 
     // MARK: Results
 
-    /// Ends a pending request with its result, in one transaction. False when the request
-    /// already has a result (a request has exactly one: the first is kept).
-    func recordResult(_ requestID: String, _ outcome: JournalOutcome, at date: Date) throws -> Bool {
-        guard case .recorded(let recorded) = try write([.result(requestID: requestID, outcome: outcome, at: date)])[0].get() else {
-            throw JournalError(.failed, path: path, detail: "a result was not recorded as one")
-        }
-        return recorded
-    }
-
     /// Ends a pending request with its result, inside the caller's transaction.
     private func insertResult(_ requestID: String, _ outcome: JournalOutcome, at date: Date) throws -> Result<Bool, JournalError> {
         var status = SQLiteValue.null, fields = SQLiteValue.null, body = SQLiteValue.null, failure = SQLiteValue.null
@@ -314,11 +293,6 @@ final class JournalStore {
                              delivered: delivered != 0)
     }
 
-    /// Notes that the app has seen a result.
-    func markDelivered(_ requestID: String) throws {
-        _ = try write([.delivered(requestID: requestID)])[0].get()
-    }
-
     /// Notes that the app has seen a result, inside the caller's transaction.
     private func noteDelivered(_ requestID: String) throws -> Result<Void, JournalError> {
         try connection.prepare("UPDATE results SET delivered = 1 WHERE request_id = ?").run([.text(requestID)])
@@ -363,22 +337,5 @@ final class JournalStore {
         case let error as SQLiteUnavailable: return JournalError(.sqliteUnavailable, path: path, detail: error.reason)
         default: return JournalError(.failed, path: path, detail: "\(error)")
         }
-    }
-}
-
-/// Header fields as the journal stores them: a JSON array of [name, value] pairs, in order.
-enum JournalHeaderFields {
-    static func encode(_ fields: HTTPFields) -> String {
-        let pairs = fields.map { [$0.name, $0.value] }
-        // Encoding an array of strings cannot fail.
-        guard let data = try? JSONEncoder().encode(pairs) else { return "[]" }
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    /// Nil when the text is not such an array.
-    static func decode(_ text: String) -> HTTPFields? {
-        guard let pairs = try? JSONDecoder().decode([[String]].self, from: Data(text.utf8)),
-              pairs.allSatisfy({ $0.count == 2 }) else { return nil }
-        return HTTPFields(pairs.map { HTTPField(name: $0[0], value: $0[1]) })
     }
 }
