@@ -100,9 +100,9 @@ extension RequestQueue {
                                  statusCode: response?.head.status, source: response?.source,
                                  redirected: attempt.redirects > 0, negotiated: response?.negotiated)
             // A response the cache gave says nothing of the network; a 304 behind it does.
-            let fromNetwork = response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
             let news = networkOutcome.flatMap { outcome in
-                fromNetwork ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
+                response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
+                    ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
             }
             return (state.isActive(attempt.id), news)
         }
