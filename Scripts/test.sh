@@ -123,6 +123,17 @@ cat "$logs"/*.log | awk '
         printf "Tests: %d passed, %d failed, %d skipped\n", passed, failed, skipped
     }'
 if [ ${#failed_stages[@]} -gt 0 ]; then
+    # What failed, by stage, with its assertion messages, so that the end of the output (all a CI
+    # page may keep) names the test; a test case a crash interrupted is named by its start line.
+    for log in "$logs"/*.log; do
+        awk -v stage="$(basename "$log" .log)" '
+            /^Test Case .* started/ { current = $0; sub(/ started.*/, "", current); running[current] = 1 }
+            /^Test Case .* (passed|failed|skipped) \(/ { done = $0; sub(/ (passed|failed|skipped) \(.*/, "", done); delete running[done] }
+            /error: -\[|: error: / { print "==> [" stage "] " $0 }
+            /^Test Case .* failed \(/ { print "==> [" stage "] " $0 }
+            END { for (name in running) print "==> [" stage "] interrupted: " name }
+        ' "$log" | head -40 >&2
+    done
     echo "Failed stages: ${failed_stages[*]} (of ${stages[*]}); their output is in $logs/" >&2
     exit 1
 fi
