@@ -36,9 +36,9 @@ public final class Resource<R: Request>: Observable, Sendable {
     public var options: ResourceOptions { registration.key.options }
 
     private let queue: RequestQueue
-    private let observation = ResourceObservation()
-    /// All of it under one lock, shared with other resources (``LockStripes``): thousands may live at once.
-    private let storage: Locked<ResourceStorage>
+    /// Its state under a lock shared with other resources, and its observers' registrar, made
+    /// when first read: thousands may live at once.
+    private let storage: ResourceCore
     /// Its entry in the queue's registry, whose key holds the options (once: an app may keep
     /// thousands of resources).
     private let registration: ResourceRegistry.Registration
@@ -48,7 +48,7 @@ public final class Resource<R: Request>: Observable, Sendable {
         self.queue = queue
         self.registration = registration
         let options = registration.key.options
-        storage = Locked(ResourceStorage(state: ResourceState(retry: options.retry)), sharing: LockStripes.lock())
+        storage = ResourceCore(ResourceStorage(state: ResourceState(retry: options.retry)))
         options.updatesOn.mark()
     }
 
@@ -95,9 +95,8 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
-        observation.access(.value)   // and the error, under the same name
-        observation.access(.isLoading)
-        return storage.withLock { $0.state.phase(as: Value.self) }
+        storage.access(.isLoading)
+        return storage.read(.value) { $0.state.phase(as: Value.self) }   // and the error, under the same name
     }
 
     // MARK: - What it does
@@ -164,8 +163,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     // MARK: - Changes
 
     private func read<T>(_ property: ResourceObservation.Property, _ get: (ResourceState) -> T) -> T {
-        observation.access(property)
-        return storage.withLock { get($0.state) }
+        storage.read(property) { get($0.state) }
     }
 
     /// Applies an event on the context: at once when the caller is there (and no change is
@@ -183,7 +181,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// Runs on the context only, one at a time: the event changes the state, its effects run
     /// (an answer that comes while they do, as a fresh hit in memory does, changes the state
     /// too), then observers are told, once: `willSet` and `didSet` of what changed, as for
-    /// `@Observable` properties (through ``ResourceObservation``). A load the cache answers at
+    /// `@Observable` properties (through ``ResourceCore``). A load the cache answers at
     /// once is one change, from one value to the next, and never shows as loading.
     private func apply(_ event: (inout ResourceState, Double) -> [ResourceState.Effect],
                        then: ((ResourceState) -> Void)?) {
@@ -199,9 +197,7 @@ public final class Resource<R: Request>: Observable, Sendable {
             storage.effectsThread = nil
             return storage.state
         }
-        let changed = ResourceChanges(old, new)
-        changed.notify(observation, before: true)
-        changed.notify(observation, before: false)
+        storage.notify(ResourceChanges(old, new))
         let afterChange = storage.withLock { storage in
             storage.changing = false
             defer { storage.afterChange = [] }
@@ -332,7 +328,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 
     private func waitForLoadedValue(_ kind: ResourceState.LoadKind) async -> Result<any Sendable, RequestError> {
-        let key = storage.withLock { storage in defer { storage.nextWaiter += 1 }; return storage.nextWaiter }
+        let key = storage.withLock { storage in defer { storage.nextWaiter &+= 1 }; return storage.nextWaiter }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 storage.withLock { $0.waiters[key] = continuation }
@@ -348,10 +344,13 @@ public final class Resource<R: Request>: Observable, Sendable {
         }
     }
 
+    /// Whether anything has read the resource, which makes its observation registrar (tests).
+    var hasObservationRegistrar: Bool { storage.hasRegistrar }
+
     /// Callers waiting for the load to end (tests).
     var waiterCount: Int { storage.withLock { $0.waiters.count } }
 
-    private func resume(_ key: Int, with result: Result<any Sendable, RequestError>) {
+    private func resume(_ key: UInt32, with result: Result<any Sendable, RequestError>) {
         storage.withLock { $0.waiters.removeValue(forKey: key) }?.resume(returning: result)
     }
 

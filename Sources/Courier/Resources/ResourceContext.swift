@@ -50,8 +50,10 @@ public enum ResourceContext: Sendable, Hashable {
     }
 
     /// Prepares the context for ``isCurrent``: called once per resource, before its first change.
+    /// Marks a queue once: setting a queue's specific value makes dispatch allocate (about 40
+    /// bytes kept a call), and an app may make thousands of resources on one queue.
     func mark() {
-        guard case .queue(let queue) = self else { return }
+        guard case .queue(let queue) = self, queue.getSpecific(key: Self.marker) != ObjectIdentifier(queue) else { return }
         queue.setSpecific(key: Self.marker, value: ObjectIdentifier(queue))
     }
 

@@ -1,7 +1,7 @@
 import Observation
 
-/// What observers of a ``Resource`` or a ``PagedResource`` track: a registrar, and one name per
-/// property they show.
+/// What observers of a ``PagedResource`` track: a registrar, and one name per property they
+/// show; and the names of a ``Resource``'s properties, which ``ResourceCore`` tracks.
 ///
 /// Not generic, on purpose: a key path into a generic class (`\Resource<R>.value`) is built at
 /// run time at every use (type metadata, demangling: microseconds each), and a resource names

@@ -7,23 +7,32 @@ import Foundation
 /// ```
 /// Resources of equal requests are shared only when their options are equal too.
 public struct ResourceOptions: Sendable, Hashable {
+    // The stored properties are in this order for size (no padding between them): the registry
+    // keeps each resource's options, and an app may keep thousands.
+
     /// How long a value stays fresh after it arrived, replacing the response's HTTP freshness.
     /// Default: `nil`, the response's own (`Cache-Control: max-age`, `Expires`, or a heuristic
     /// from `Last-Modified`, as the queue's cache reads them; a response without them is stale
     /// at once, so `loadIfNeeded()` always loads it).
     public var staleAfter: Duration?
 
+    /// The priority of the resource's requests. Default: `.normal`.
+    public var priority: RequestPriority
+
+    /// Whether the resource keeps the head of its value's response (the pages of a ``PagedResource``).
+    var keepsHead = false
+
+    /// Where the resource changes. Default: ``ResourceContext/mainActor``.
+    public var updatesOn: ResourceContext
+
+    /// Time as the resource sees it; tests replace it.
+    var clock: ResourceClock = .system
+
     /// The delays between loads of a watched resource whose load failed: `initialDelay` after
     /// the first failure, doubled after each further one, at most `maximumDelay`. Default:
     /// 1 second to 60 seconds. `nil` never retries (a watched resource still loads again when it
     /// is invalidated). A resource nobody watches never retries.
     public var retry: Retry?
-
-    /// Where the resource changes. Default: ``ResourceContext/mainActor``.
-    public var updatesOn: ResourceContext
-
-    /// The priority of the resource's requests. Default: `.normal`.
-    public var priority: RequestPriority
 
     /// Retries after failures: see ``ResourceOptions/retry``.
     public struct Retry: Sendable, Hashable {
@@ -41,19 +50,14 @@ public struct ResourceOptions: Sendable, Hashable {
             self.maximumDelay = maximumDelay
         }
 
-        /// The delay, in seconds, after `failures` failures in a row (at least 1).
-        func delay(after failures: Int) -> Double {
-            let initial = max(0, initialDelay.seconds)
-            let maximum = max(initial, maximumDelay.seconds)
+        /// The delay, in seconds, after `failures` failures in a row (at least 1), of a rule whose
+        /// delays are `initial` and `maximum` seconds (a resource's state keeps the seconds only).
+        static func delay(after failures: Int, initial: Double, maximum: Double) -> Double {
+            let initial = max(0, initial)
+            let maximum = max(initial, maximum)
             return min(maximum, initial * pow(2, Double(min(max(failures, 1) - 1, 62))))
         }
     }
-
-    /// Time as the resource sees it; tests replace it.
-    var clock: ResourceClock = .system
-
-    /// Whether the resource keeps the head of its value's response (the pages of a ``PagedResource``).
-    var keepsHead = false
 
     /// Creates options.
     /// - Parameters:

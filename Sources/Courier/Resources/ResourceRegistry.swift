@@ -60,16 +60,20 @@ final class ResourceRegistry: Sendable {
             hasher.combine(storage.request)
             hasher.combine(storage.options)
         }
+
+        /// Whether this is the very key `other` is, not only an equal one: each resource is
+        /// registered under a key of its own, which tells its entry from a later resource's.
+        func isSame(as other: Key) -> Bool { storage === other.storage }
     }
 
     private struct Entry {
         weak var resource: (any AnyResource)?
-        let serial: Int
     }
 
     private struct Table {
+        /// Keyed by the key each resource was registered with (an entry replaced is removed and
+        /// added again, so that its key is the new resource's).
         var entries: [Key: Entry] = [:]
-        var nextSerial = 0
     }
 
     private let table = Locked(Table())
@@ -82,15 +86,13 @@ final class ResourceRegistry: Sendable {
     struct Registration: Sendable {
         fileprivate let registry: ResourceRegistry?
         let key: Key
-        fileprivate let serial: Int
 
         static func unshared(options: ResourceOptions) -> Registration {
-            Registration(registry: nil, key: Key(requestType: ObjectIdentifier(Registration.self), request: "", options: options),
-                         serial: 0)
+            Registration(registry: nil, key: Key(requestType: ObjectIdentifier(Registration.self), request: "", options: options))
         }
 
         func remove() {
-            registry?.remove(key, serial: serial)
+            registry?.remove(key)
         }
     }
 
@@ -101,22 +103,20 @@ final class ResourceRegistry: Sendable {
         let made: Made = table.withLock { table in
             existing = table.entries[key]?.resource
             if let existing = existing as? Made { return existing }
-            let serial = table.nextSerial
-            table.nextSerial += 1
-            let made = make(Registration(registry: self, key: key, serial: serial))
-            if table.entries.updateValue(Entry(resource: made, serial: serial), forKey: key) == nil {
-                count.add(1, ordering: .relaxed)
-            }
+            let made = make(Registration(registry: self, key: key))
+            // An entry whose resource is ending (it has not removed it yet) goes with its key.
+            if table.entries.removeValue(forKey: key) == nil { count.add(1, ordering: .relaxed) }
+            table.entries[key] = Entry(resource: made)
             return made
         }
         existing = nil
         return made
     }
 
-    private func remove(_ key: Key, serial: Int) {
+    private func remove(_ key: Key) {
         table.withLock { table in
-            guard table.entries[key]?.serial == serial else { return }
-            table.entries[key] = nil
+            guard let index = table.entries.index(forKey: key), table.entries.keys[index].isSame(as: key) else { return }
+            table.entries.remove(at: index)
             count.subtract(1, ordering: .relaxed)
         }
     }

@@ -15,50 +15,70 @@
 /// it. Generic state in a generic resource is code that looks up its types' metadata at run
 /// time at every use (a third of what an observed load cost beyond a `send`).
 struct ResourceState: Sendable {
+    // Laid out for size (an app may keep thousands): words first, then the narrower fields;
+    // times as `Time` (8 bytes where `Double?` takes 16), counters as 32 bits.
+
     // What the resource shows.
     private(set) var value: (any Sendable)?
-    private(set) var source: ResponseSource?
     /// The head of the value's response, kept only by resources that read it (pages): boxed,
     /// as most resources keep none and a head takes 40 bytes inline.
     var head: ResponseHead? { headBox?.head }
     private var headBox: HeadBox?
-    private(set) var receivedAt: Double?
     /// Boxed: a `RequestError` takes over a hundred bytes inline, and an app may keep thousands of
     /// resources, most without an error.
     private(set) var error: RequestError? {
         get { errorBox?.error }
         set {
             errorBox = newValue.map(ErrorBox.init)
-            errorRevision += 1
+            errorRevision &+= 1
         }
     }
     private var errorBox: ErrorBox?
-    private(set) var isLoading = false
-    private(set) var isStale = false
+    var receivedAt: Double? { _receivedAt.seconds }
+    private var _receivedAt = Time()
 
     // What it knows.
-    /// Counts the changes of `value` and `error`, which need not be `Equatable`.
-    private(set) var valueRevision = 0
-    private(set) var errorRevision = 0
     /// Until when the value is fresh for the resource (seconds since 1970).
-    private(set) var freshUntil: Double?
+    var freshUntil: Double? { _freshUntil.seconds }
+    private var _freshUntil = Time()
     /// Until when the HTTP cache may answer with the stored response without the origin; a load
     /// before then that must see the origin's data asks with ``CachePolicy/reload``.
-    private var storedFreshUntil: Double?
+    private var storedFreshUntil = Time()
+    var retryAt: Double? { _retryAt.seconds }
+    private var _retryAt = Time()
+    var timerAt: Double? { _timerAt.seconds }
+    private var _timerAt = Time()
+    /// The retry rule's delays in seconds (``ResourceOptions/Retry``); NaN: no retries.
+    private let retryInitial: Double
+    private let retryMaximum: Double
+    private(set) var load: Load?
+    /// Count the changes of `value` and `error`, which need not be `Equatable` (wrapping).
+    private(set) var valueRevision: UInt32 = 0
+    private(set) var errorRevision: UInt32 = 0
+    private var nextToken: Int32 = 1
+    private var _watchers: Int32 = 0
+    private var _failures: Int32 = 0
+    var watchers: Int { Int(_watchers) }
+    var failures: Int { Int(_failures) }
+    private(set) var source: ResponseSource?
+    private(set) var isLoading = false
+    private(set) var isStale = false
     /// Made stale by a write or by the app: the next load asks the origin.
     private(set) var isInvalidated = false
     /// Invalidated while a load ran, whose answer may predate the write.
     private var invalidatedDuringLoad = false
-    private(set) var load: Load?
-    private var nextToken = 1
-    private(set) var watchers = 0
-    private(set) var failures = 0
-    private(set) var retryAt: Double?
-    private(set) var timerAt: Double?
-    let retry: ResourceOptions.Retry?
 
     init(retry: ResourceOptions.Retry?) {
-        self.retry = retry
+        retryInitial = retry?.initialDelay.seconds ?? .nan
+        retryMaximum = retry?.maximumDelay.seconds ?? .nan
+    }
+
+    /// A time in seconds since 1970, or none (NaN), in 8 bytes.
+    private struct Time: Sendable {
+        private var raw = Double.nan
+        init() {}
+        init(_ seconds: Double?) { raw = seconds ?? .nan }
+        var seconds: Double? { raw.isNaN ? nil : raw }
     }
 
     /// The running load: `token` tells its updates from those of earlier loads.
@@ -118,14 +138,14 @@ struct ResourceState: Sendable {
     mutating func requestLoad(_ kind: LoadKind, now: Double) -> [Effect] {
         guard load == nil else { return [] }
         if kind == .ifNeeded, isFresh(at: now) { return [] }
-        let token = nextToken
-        nextToken += 1
+        let token = Int(nextToken)
+        nextToken = nextToken == .max ? 1 : nextToken + 1
         load = Load(token: token)
         isLoading = true
-        retryAt = nil
+        _retryAt = Time()
         // Stale for the resource (a stale time shorter than the response's own) while the cache
         // would still answer with the very same stored response: only the origin has anything newer.
-        let onlyOriginIsNewer = !isFresh(at: now) && (storedFreshUntil.map { now < $0 } ?? false)
+        let onlyOriginIsNewer = !isFresh(at: now) && (storedFreshUntil.seconds.map { now < $0 } ?? false)
         let policy: CachePolicy? = kind == .origin || isInvalidated || onlyOriginIsNewer ? .reload : nil
         return [.send(token: token, policy: policy)] + timerEffects(now: now)
     }
@@ -153,7 +173,7 @@ struct ResourceState: Sendable {
         switch result {
         case .success(let arrival):
             if error != nil { error = nil }
-            failures = 0
+            _failures = 0
             isInvalidated = invalidatedMeanwhile
             take(arrival, now: now)
         case .failure(.cancelled):
@@ -162,9 +182,9 @@ struct ResourceState: Sendable {
             return timerEffects(now: now)
         case .failure(let failure):
             error = failure
-            failures += 1
+            _failures = _failures == .max ? _failures : _failures + 1
             isInvalidated = isInvalidated || invalidatedMeanwhile
-            if watchers > 0, let retry { retryAt = now + retry.delay(after: failures) }
+            if watchers > 0, !retryInitial.isNaN { _retryAt = Time(now + ResourceOptions.Retry.delay(after: failures, initial: retryInitial, maximum: retryMaximum)) }
         }
         if value != nil, !isFresh(at: now) { isStale = true }
         if watchers > 0, isInvalidated, retryAt == nil, error == nil || invalidatedMeanwhile {
@@ -186,21 +206,21 @@ struct ResourceState: Sendable {
 
     /// Someone started watching.
     mutating func watch(now: Double) -> [Effect] {
-        watchers += 1
+        _watchers += 1
         guard watchers == 1 else { return [] }
         return requestLoad(.ifNeeded, now: now) + (load == nil ? timerEffects(now: now) : [])
     }
 
     /// Someone stopped watching.
     mutating func unwatch(now: Double) -> [Effect] {
-        watchers = max(0, watchers - 1)
-        if watchers == 0 { retryAt = nil }
+        _watchers = max(0, _watchers - 1)
+        if watchers == 0 { _retryAt = Time() }
         return timerEffects(now: now)
     }
 
     /// The timer set by ``Effect/setTimer(at:)`` fired.
     mutating func timerFired(now: Double) -> [Effect] {
-        timerAt = nil
+        _timerAt = Time()
         if value != nil, !isFresh(at: now) { isStale = true }
         guard watchers > 0, load == nil else { return timerEffects(now: now) }
         if let retryAt, now >= retryAt { return requestLoad(.always, now: now) }
@@ -228,12 +248,12 @@ struct ResourceState: Sendable {
 
     private mutating func take(_ arrival: Arrival, now: Double) {
         value = arrival.value
-        valueRevision += 1
+        valueRevision &+= 1
         source = arrival.source
         headBox = arrival.head.map(HeadBox.init)
-        receivedAt = now
-        freshUntil = arrival.freshness.until
-        storedFreshUntil = arrival.freshness.storedUntil
+        _receivedAt = Time(now)
+        _freshUntil = Time(arrival.freshness.until)
+        storedFreshUntil = Time(arrival.freshness.storedUntil)
         isStale = !isFresh(at: now)
     }
 
@@ -244,7 +264,7 @@ struct ResourceState: Sendable {
         if watchers > 0, load == nil, let retryAt { due = retryAt }
         if watchers > 0, value != nil, !isStale, let freshUntil, freshUntil > now { due = min(due ?? freshUntil, freshUntil) }
         guard due != timerAt else { return [] }
-        timerAt = due
+        _timerAt = Time(due)
         return [due.map { .setTimer(at: $0) } ?? .clearTimer]
     }
 }

@@ -2,17 +2,20 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Observation
+
 
 // The parts of a ``Resource`` that are not generic (so that its changes cost no type lookups):
 // what it holds under its lock, what a change changed, and a watcher's wait.
 
-/// What a ``Resource`` holds under its lock (one of ``LockStripes``: thousands may live at once).
+/// What a ``Resource`` holds under its lock (``ResourceCore``).
 /// Not nested in the generic class, so that it is not generic itself.
 struct ResourceStorage {
+    // In this order for size: the state's tail takes the narrow fields.
     var state: ResourceState
     /// Whether a change is being made (a call made from an observer then waits for it to end).
     var changing = false
+    /// The key of the next caller waiting for the load to end.
+    var nextWaiter: UInt32 = 0
     /// The thread of the change running its effects, whose answers may come at once on it (a
     /// fresh hit in memory): they are then part of the change. A thread, not the context: the
     /// queue's start loop runs inside a block of its own start queue, where the context's
@@ -26,30 +29,19 @@ struct ResourceStorage {
     var afterChange: [@Sendable () -> Void] = []
     var timer: ResourceClock.Timer?
     /// The callers waiting for the load to end.
-    var nextWaiter = 0
-    var waiters: [Int: CheckedContinuation<Result<any Sendable, RequestError>, Never>] = [:]
+    var waiters: [UInt32: CheckedContinuation<Result<any Sendable, RequestError>, Never>] = [:]
 }
 
-/// The published properties an event changed, told to the registrar before and after.
+/// What an event changed, as observers are told: everything a resource shows but `isLoading`
+/// under one name (a value arrives with its source, its time, its staleness, the error cleared;
+/// see ``ResourceObservation/Property``), and `isLoading`.
 struct ResourceChanges {
-    let value, source, updatedAt, error, isLoading, isStale: Bool
+    let content, isLoading: Bool
 
     init(_ old: ResourceState, _ new: ResourceState) {
-        value = old.valueRevision != new.valueRevision
-        source = old.source != new.source
-        updatedAt = old.receivedAt != new.receivedAt
-        error = old.errorRevision != new.errorRevision
+        content = old.valueRevision != new.valueRevision || old.source != new.source || old.receivedAt != new.receivedAt
+            || old.errorRevision != new.errorRevision || old.isStale != new.isStale
         isLoading = old.isLoading != new.isLoading
-        isStale = old.isStale != new.isStale
-    }
-
-    func notify(_ observation: ResourceObservation, before: Bool) {
-        func tell(_ property: ResourceObservation.Property) {
-            if before { observation.willSet(property) } else { observation.didSet(property) }
-        }
-        // `.value` stands for everything but `isLoading` (see ResourceObservation.Property).
-        if value || source || updatedAt || error || isStale { tell(.value) }  // a new head comes with a new value
-        if isLoading { tell(.isLoading) }
     }
 }
 

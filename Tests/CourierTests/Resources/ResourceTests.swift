@@ -311,6 +311,38 @@ final class ResourceTests: XCTestCase {
         XCTAssertTrue(failure.contains("503"), failure)
     }
 
+    func testAResourceNobodyReadHasNoRegistrarAndTheFirstReadTracksFromWhatCameBefore() async throws {
+        // Given a resource that loaded v1 while nothing read it (a fetch reads no property)
+        let transport = StubTransport { _ in .hold }
+        let resource = queue(transport, cached: false).resource(CachedRequest(path: "/profile"), options: options)
+        let fetching = Task { try await resource.fetch() }
+        XCTAssertTrue(transport.waitForStarts(1))
+        transport.releaseOldest(with: text("v1", maxAge: 60))
+        let first = try await fetching.value
+        XCTAssertEqual(first.text, "v1")
+
+        // Then it has no observation registrar yet: nothing can be tracking it
+        XCTAssertFalse(resource.hasObservationRegistrar)
+
+        // When a screen reads it, tracking it, and it loads again
+        let changes = Locked(0)
+        onContext {
+            withObservationTracking {
+                XCTAssertEqual(resource.value?.text, "v1")
+            } onChange: {
+                changes.withLock { $0 += 1 }
+            }
+        }
+        XCTAssertTrue(resource.hasObservationRegistrar)
+        resource.load()
+
+        // Then the screen hears of the change (once: tracking ends at its first change)
+        XCTAssertTrue(transport.waitForStarts(1))
+        transport.releaseOldest(with: text("v2", maxAge: 60))
+        XCTAssertTrue(eventually { self.context.sync { resource.value?.text == "v2" } })
+        XCTAssertEqual(changes.withLock { $0 }, 1)
+    }
+
     func testAResourceOnTheMainActorChangesOnTheMainThread() async throws {
         // Given a resource with the default context
         let transport = StubTransport { _ in .status(200, body: Data("v1".utf8)) }

@@ -1,0 +1,76 @@
+import Foundation
+import Observation
+
+/// What a ``Resource`` holds: its storage, under a lock it shares with other resources
+/// (``LockStripes``), and the registrar its observers track it through. One object, since an app
+/// may keep thousands of resources, and not generic (see ``ResourceObservation``).
+///
+/// The registrar is made by the first read: observation registers through reads (SwiftUI's
+/// `body`, `withObservationTracking`), so a resource nobody has read has no observers, and needs
+/// none of the runtime's state (about 120 bytes). A change made before then tells nobody; a read
+/// that makes the registrar sees the state that change left, since both take the lock.
+final class ResourceCore: Observable, @unchecked Sendable {
+    // Safe to share across threads: `storage` and `registrar` are only read or written while
+    // `lock` is held (`withLock`, `access`, `notify`), and `lock` itself never changes.
+    private let lock: NSLock
+    private var storage: ResourceStorage
+    private var registrar: ObservationRegistrar?
+
+    init(_ storage: ResourceStorage) {
+        self.storage = storage
+        lock = LockStripes.lock()
+    }
+
+    /// Runs `body` with the storage. It must take no other lock of ``LockStripes``.
+    func withLock<Result>(_ body: (inout ResourceStorage) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&storage)
+    }
+
+    /// Reads the storage as an observed property: observers tracking the caller hear of the
+    /// property's next change.
+    func read<Result>(_ property: ResourceObservation.Property, _ body: (ResourceStorage) -> Result) -> Result {
+        lock.lock()
+        let registrar = self.registrar ?? makeRegistrar()
+        let result = body(storage)
+        lock.unlock()
+        registrar.access(self, keyPath: Self.keyPath(property))
+        return result
+    }
+
+    /// Registers the caller's observation of `properties` without reading anything.
+    func access(_ properties: ResourceObservation.Property...) {
+        let registrar = withLock { _ in self.registrar ?? makeRegistrar() }
+        for property in properties { registrar.access(self, keyPath: Self.keyPath(property)) }
+    }
+
+    /// Tells observers of what a change changed, `willSet` then `didSet` (the change is already
+    /// made: observers only ever look later, on the context, or at their next read).
+    func notify(_ changes: ResourceChanges) {
+        guard changes.content || changes.isLoading, let registrar = withLock({ _ in self.registrar }) else { return }
+        if changes.content { registrar.willSet(self, keyPath: \.content) }
+        if changes.isLoading { registrar.willSet(self, keyPath: \.loading) }
+        if changes.content { registrar.didSet(self, keyPath: \.content) }
+        if changes.isLoading { registrar.didSet(self, keyPath: \.loading) }
+    }
+
+    /// Whether anything has read the resource, so that observers may be tracking it (tests).
+    var hasRegistrar: Bool { withLock { _ in registrar != nil } }
+
+    /// Called with the lock held.
+    private func makeRegistrar() -> ObservationRegistrar {
+        let made = ObservationRegistrar()
+        registrar = made
+        return made
+    }
+
+    // Stand-ins for the key paths, never read for a value; made once per process (see
+    // ``ResourceObservation``).
+    private var content: Void { () }
+    private var loading: Void { () }
+
+    private static func keyPath(_ property: ResourceObservation.Property) -> KeyPath<ResourceCore, Void> {
+        property == .isLoading ? \.loading : \.content
+    }
+}
