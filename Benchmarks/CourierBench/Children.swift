@@ -18,6 +18,8 @@ struct ChildReport: Codable {
     /// The heap in use (glibc's mallinfo2) before and after, where the figure reads it.
     var heapBefore: Int?
     var heapAfter: Int?
+    /// Resources: the heap in use once each was also read (as a screen shows it).
+    var heapAfterReading: Int?
     var peakRSS = 0
     var errors = 0
     var firstError: String?
