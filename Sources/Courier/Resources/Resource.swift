@@ -95,8 +95,7 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
-        storage.access(.isLoading)
-        return storage.read(.value) { $0.state.phase(as: Value.self) }   // and the error, under the same name
+        storage.read(.value, also: .isLoading) { $0.state.phase(as: Value.self) }   // `.value`: and the error
     }
 
     // MARK: - What it does

@@ -11,10 +11,11 @@ import Observation
 /// that makes the registrar sees the state that change left, since both take the lock.
 final class ResourceCore: Observable, @unchecked Sendable {
     // Safe to share across threads: `storage` and `registrar` are only read or written while
-    // `lock` is held (`withLock`, `access`, `notify`), and `lock` itself never changes.
+    // `lock` is held (`withLock`, `read`, `notify`), and `lock` itself never changes.
     private let lock: NSLock
-    private var storage: ResourceStorage
-    private var registrar: ObservationRegistrar?
+    // Unchecked: the lock already makes every access exclusive (the checks cost a runtime call each).
+    @exclusivity(unchecked) private var storage: ResourceStorage
+    @exclusivity(unchecked) private var registrar: ObservationRegistrar?
 
     init(_ storage: ResourceStorage) {
         self.storage = storage
@@ -28,21 +29,17 @@ final class ResourceCore: Observable, @unchecked Sendable {
         return try body(&storage)
     }
 
-    /// Reads the storage as an observed property: observers tracking the caller hear of the
-    /// property's next change.
-    func read<Result>(_ property: ResourceObservation.Property, _ body: (ResourceStorage) -> Result) -> Result {
+    /// Reads the storage as an observed property (and `also`, when a read shows two): observers
+    /// tracking the caller hear of the property's next change.
+    func read<Result>(_ property: ResourceObservation.Property, also other: ResourceObservation.Property? = nil,
+                      _ body: (inout ResourceStorage) -> Result) -> Result {
         lock.lock()
         let registrar = self.registrar ?? makeRegistrar()
-        let result = body(storage)
+        let result = body(&storage)   // in place: a copy would retain each of its references
         lock.unlock()
         registrar.access(self, keyPath: Self.keyPath(property))
+        if let other { registrar.access(self, keyPath: Self.keyPath(other)) }
         return result
-    }
-
-    /// Registers the caller's observation of `properties` without reading anything.
-    func access(_ properties: ResourceObservation.Property...) {
-        let registrar = withLock { _ in self.registrar ?? makeRegistrar() }
-        for property in properties { registrar.access(self, keyPath: Self.keyPath(property)) }
     }
 
     /// Tells observers of what a change changed, `willSet` then `didSet` (the change is already
