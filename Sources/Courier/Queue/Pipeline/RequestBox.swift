@@ -48,10 +48,21 @@ struct RequestBox<R: Request>: AnyRequestBox {
     var policyOverride: CachePolicy?
     /// Replaces the request's own ``Request/whileOffline`` (a ``Resource``'s load after a failure waits).
     var offlineOverride: OfflinePolicy?
+    /// Whether the request adopts ``RequestDelegate``: asked once, as the box is made. A cast to a
+    /// protocol costs about 600 instructions (the runtime's conformance cache), and a request
+    /// was asked four times or more, nearly always to find it adopts none.
+    let isRequestDelegate: Bool
+
+    init(request: R, showsCachedFirst: Bool = false, policyOverride: CachePolicy? = nil, offlineOverride: OfflinePolicy? = nil) {
+        self.request = request
+        self.showsCachedFirst = showsCachedFirst
+        self.policyOverride = policyOverride
+        self.offlineOverride = offlineOverride
+        isRequestDelegate = request is any RequestDelegate
+    }
 
     var responseType: ObjectIdentifier { ObjectIdentifier(R.ResponseType.self) }
     var responseTypeName: String { String(reflecting: R.ResponseType.self) }
-    var isRequestDelegate: Bool { request is any RequestDelegate }
     var preparesSlowly: Bool { R.ParametersType.self is any StreamableBodyData.Type }
     var cachePolicy: CachePolicy { policyOverride ?? request.cachePolicy }
     var sharesIdenticalRequests: Bool { request.sharesIdenticalRequests }
@@ -63,14 +74,17 @@ struct RequestBox<R: Request>: AnyRequestBox {
     }
 
     func willSend(_ urlRequest: inout URLRequest) {
+        guard isRequestDelegate else { return }
         (request as? any RequestDelegate)?.requestWillSend(&urlRequest)
     }
 
     func didSend(_ urlRequest: URLRequest) {
+        guard isRequestDelegate else { return }
         (request as? any RequestDelegate)?.requestDidSend(urlRequest)
     }
 
     func didFail(_ urlRequest: URLRequest?, error: RequestError) {
+        guard isRequestDelegate else { return }
         (request as? any RequestDelegate)?.request(urlRequest, didFailWith: error)
     }
 
