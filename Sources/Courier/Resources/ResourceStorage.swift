@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 #endif
 
-
 // The parts of a ``Resource`` that are not generic (so that its changes cost no type lookups):
 // what it holds under its lock, what a change changed, and a watcher's wait.
 
