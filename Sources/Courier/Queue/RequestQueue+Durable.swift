@@ -83,10 +83,7 @@ extension RequestQueue {
     ///   journal cannot be written (disk full, read-only, bounds reached).
     @discardableResult
     public func addDurably<R: Request>(_ request: R, lane: String? = nil, key: String? = nil) throws(JournalError) -> RequestID {
-        guard let durable else {
-            throw JournalError(.notConfigured, path: "", detail: "its configuration's durability is nil")
-        }
-        let journal = try durable.journal()
+        let journal = try configuredJournal()
         let box = RequestBox(request: request)
         let prepared: PreparedRequest
         do {
@@ -140,10 +137,17 @@ extension RequestQueue {
     /// - Throws: ``JournalError`` when the queue has no durability
     ///   (``JournalError/Kind/notConfigured``) or the journal cannot be read.
     public func pendingDurableRequests() throws(JournalError) -> [PendingDurableRequest] {
+        return try configuredJournal().pending().compactMap(PendingDurableRequest.init)
+    }
+
+    /// The journal of durable requests, for the public calls that need one.
+    /// - Throws: ``JournalError/Kind/notConfigured`` without durability; the journal's error when
+    ///   it cannot be opened.
+    private func configuredJournal() throws(JournalError) -> Journal {
         guard let durable else {
             throw JournalError(.notConfigured, path: "", detail: "its configuration's durability is nil")
         }
-        return try durable.journal().pending().compactMap(PendingDurableRequest.init)
+        return try durable.journal()
     }
 
     /// Adds the requests an earlier run left pending, in the order they were added, under their IDs.

@@ -99,10 +99,10 @@ extension RequestQueue {
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
                                  statusCode: response?.head.status, source: response?.source,
                                  redirected: attempt.redirects > 0, negotiated: response?.negotiated)
-            // A response the cache gave says nothing of the network; a 304 behind it does.
             let news = networkOutcome.flatMap { outcome in
-                response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
-                    ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
+                // A response the cache gave says nothing of the network; a 304 behind it does.
+                let fromNetwork = response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
+                return fromNetwork ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
             }
             return (state.isActive(attempt.id), news)
         }
