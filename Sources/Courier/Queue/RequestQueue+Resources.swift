@@ -21,15 +21,15 @@ extension RequestQueue {
         guard !box.preparesSlowly, let prepared = try? box.prepare(with: builder),
               let url = prepared.urlRequest.url.flatMap(CacheKey.make(for:)) else {
             // Not shared: preparing it writes a file, or it fails (as its loads will, with the reason).
-            return Resource(request: request, queue: self, registration: .unshared(options: options))
+            return Resource(request: request, queue: self, key: .unregistered(options: options))
         }
         var text = "\(prepared.urlRequest.httpMethod ?? "GET") \(url)"
         for field in prepared.urlRequest.allHTTPHeaderFields?.sorted(by: { $0.key < $1.key }) ?? [] {
             text += "\n\(field.key.lowercased()): \(field.value)"
         }
-        let key = ResourceRegistry.Key(requestType: ObjectIdentifier(R.self), request: text, options: options)
-        return resources.resource(for: key) { registration in
-            Resource(request: request, queue: self, registration: registration)
+        let name = ResourceRegistry.Name(requestType: ObjectIdentifier(R.self), request: text, options: options)
+        return resources.resource(for: name) { key in
+            Resource(request: request, queue: self, key: key)
         }
     }
 

@@ -33,22 +33,22 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// The request the resource loads.
     public let request: R
     /// Its options.
-    public var options: ResourceOptions { registration.key.options }
+    public var options: ResourceOptions { key.options }
 
     private let queue: RequestQueue
     /// Its state under a lock shared with other resources, and its observers' registrar, made
     /// when first read: thousands may live at once.
     private let storage: ResourceCore
-    /// Its entry in the queue's registry, whose key holds the options (once: an app may keep
+    /// Its key in the queue's registry, which holds the options (shared: an app may keep
     /// thousands of resources).
-    private let registration: ResourceRegistry.Registration
+    private let key: ResourceRegistry.Key
 
-    init(request: R, queue: RequestQueue, registration: ResourceRegistry.Registration) {
+    init(request: R, queue: RequestQueue, key: ResourceRegistry.Key) {
         self.request = request
         self.queue = queue
-        self.registration = registration
-        let options = registration.key.options
-        storage = ResourceCore(ResourceStorage(state: ResourceState(retry: options.retry)))
+        self.key = key
+        let options = key.options
+        storage = ResourceCore(ResourceStorage(state: ResourceState()))
         options.updatesOn.mark()
     }
 
@@ -57,7 +57,7 @@ public final class Resource<R: Request>: Observable, Sendable {
         let (id, timer) = storage.withLock { ($0.state.load?.id, $0.timer) }
         if let id { queue.cancel(id) }
         timer?.cancel()
-        registration.remove()
+        queue.resources.remove(key)
     }
 
     // MARK: - What it shows
@@ -187,13 +187,13 @@ public final class Resource<R: Request>: Observable, Sendable {
         let now = options.clock.now()
         let (old, effects) = storage.withLock { storage in
             storage.changing = true
-            storage.effectsThread = pthread_self()
+            storage.effectsThread = ResourceStorage.currentThread
             let old = storage.state
             return (old, event(&storage.state, now))
         }
         for effect in effects { run(effect, now: now) }
         let new = storage.withLock { storage in
-            storage.effectsThread = nil
+            storage.effectsThread = 0
             return storage.state
         }
         storage.notify(ResourceChanges(old, new))
@@ -255,7 +255,8 @@ public final class Resource<R: Request>: Observable, Sendable {
         }
         let event: @Sendable (inout ResourceState, Double) -> [ResourceState.Effect]
         if update.isFinal {
-            event = { $0.finished(token, with: outcome, now: $1) }
+            let retry = options.retry
+            event = { $0.finished(token, with: outcome, retry: retry, now: $1) }
         } else if case .success(let arrival) = outcome {
             event = { $0.showStored(token, arrival, now: $1) }
         } else {

@@ -11,15 +11,14 @@ import Observation
 /// that makes the registrar sees the state that change left, since both take the lock.
 final class ResourceCore: Observable, @unchecked Sendable {
     // Safe to share across threads: `storage` and `registrar` are only read or written while
-    // `lock` is held (`withLock`, `read`, `notify`), and `lock` itself never changes.
-    private let lock: NSLock
+    // `lock` is held (`withLock`, `read`, `notify`), and `lock` is the same for the object's life.
+    private var lock: NSLock { LockStripes.lock(for: self) }
     // Unchecked: the lock already makes every access exclusive (the checks cost a runtime call each).
     @exclusivity(unchecked) private var storage: ResourceStorage
     @exclusivity(unchecked) private var registrar: ObservationRegistrar?
 
     init(_ storage: ResourceStorage) {
         self.storage = storage
-        lock = LockStripes.lock()
     }
 
     /// Runs `body` with the storage. It must take no other lock of ``LockStripes``.

@@ -50,11 +50,10 @@ public struct ResourceOptions: Sendable, Hashable {
             self.maximumDelay = maximumDelay
         }
 
-        /// The delay, in seconds, after `failures` failures in a row (at least 1), of a rule whose
-        /// delays are `initial` and `maximum` seconds (a resource's state keeps the seconds only).
-        static func delay(after failures: Int, initial: Double, maximum: Double) -> Double {
-            let initial = max(0, initial)
-            let maximum = max(initial, maximum)
+        /// The delay, in seconds, after `failures` failures in a row (at least 1).
+        func delay(after failures: Int) -> Double {
+            let initial = max(0, initialDelay.seconds)
+            let maximum = max(initial, maximumDelay.seconds)
             return min(maximum, initial * pow(2, Double(min(max(failures, 1) - 1, 62))))
         }
     }

@@ -15,65 +15,114 @@ protocol AnyResource: AnyObject, Sendable {
 /// stale.
 ///
 /// Invariants, checked by `ResourceRegistryTests`:
-/// - a key maps to at most one live resource, and asking again while it lives returns it;
+/// - a name maps to at most one live resource, and asking again while it lives returns it;
 /// - a resource that ends removes its own entry and never another's made since for its key;
+/// - a request's text and a set of options are held once, while the key of a live resource uses them;
 /// - no resource is released while the lock is held (its `deinit` takes the lock again).
 final class ResourceRegistry: Sendable {
     /// What makes two resources the same: the request as it goes on the wire (`METHOD URL`, then
-    /// its header fields a line each), its type and the options. Its text and options are held
-    /// once, by reference, shared by the table and the resource's registration.
-    struct Key: Hashable, Sendable {
-        private final class Storage: Sendable {
-            let requestType: ObjectIdentifier
-            let request: String
-            let options: ResourceOptions
-
-            init(requestType: ObjectIdentifier, request: String, options: ResourceOptions) {
-                self.requestType = requestType
-                self.request = request
-                self.options = options
-            }
-        }
-
-        private let storage: Storage
+    /// its header fields a line each), its type and the options.
+    struct Name: Hashable, Sendable {
+        let request: RequestName
+        let options: ResourceOptions
 
         init(requestType: ObjectIdentifier, request: String, options: ResourceOptions) {
-            storage = Storage(requestType: requestType, request: request, options: options)
+            self.request = RequestName(type: requestType, text: request)
+            self.options = options
         }
+    }
 
-        /// The options of the resources of this key: held here only, once per resource.
-        var options: ResourceOptions { storage.options }
+    struct RequestName: Hashable, Sendable {
+        let type: ObjectIdentifier
+        let text: String
+    }
+
+    /// A ``Name`` as the registry holds it: its request and its options each held once by the
+    /// registry however many live resources share them (ten screens' resources of one URL with
+    /// different options share the URL's text; a thousand resources share their options), so
+    /// that a key is two references, compared by identity.
+    struct Key: Hashable, Sendable {
+        fileprivate let request: Shared<RequestName>
+        fileprivate let sharedOptions: Shared<ResourceOptions>
+
+        /// The options of the resources of this key.
+        var options: ResourceOptions { sharedOptions.value }
 
         /// The URL's cache key (which writes name, ``Invalidation``): the first line's after the method.
         var url: Substring {
-            let line = storage.request.prefix { $0 != "\n" }
+            let line = request.value.text.prefix { $0 != "\n" }
             return line.firstIndex(of: " ").map { line[line.index(after: $0)...] } ?? line
         }
 
+        /// The key of a resource that is not shared (its request is prepared for each load, or
+        /// cannot be prepared), which no registry holds.
+        static func unregistered(options: ResourceOptions) -> Key {
+            Key(request: Shared(RequestName(type: ObjectIdentifier(Unregistered.self), text: "")), sharedOptions: Shared(options))
+        }
+
+        private enum Unregistered {}
+
+        var isRegistered: Bool { request.value.type != ObjectIdentifier(Unregistered.self) }
+
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.storage === rhs.storage || (lhs.storage.requestType == rhs.storage.requestType
-                && lhs.storage.request == rhs.storage.request && lhs.storage.options == rhs.storage.options)
+            lhs.request === rhs.request && lhs.sharedOptions === rhs.sharedOptions
         }
 
         func hash(into hasher: inout Hasher) {
-            hasher.combine(storage.requestType)
-            hasher.combine(storage.request)
-            hasher.combine(storage.options)
+            hasher.combine(ObjectIdentifier(request))
+            hasher.combine(ObjectIdentifier(sharedOptions))
         }
-
-        /// Whether this is the very key `other` is, not only an equal one: each resource is
-        /// registered under a key of its own, which tells its entry from a later resource's.
-        func isSame(as other: Key) -> Bool { storage === other.storage }
     }
 
-    private struct Entry {
-        weak var resource: (any AnyResource)?
+    /// One value, held by reference by the keys that share it.
+    final class Shared<Value: Sendable>: Sendable {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+
+    /// The shared values of the live keys, each with how many keys hold it: the last to
+    /// go removes it.
+    private struct Interned<Value: Hashable & Sendable> {
+        private var table: [Value: (shared: Shared<Value>, holders: Int)] = [:]
+
+        func find(_ value: Value) -> Shared<Value>? { table[value]?.shared }
+
+        mutating func hold(_ value: Value) -> Shared<Value> {
+            if let index = table.index(forKey: value) {
+                table.values[index].holders += 1
+                return table.values[index].shared
+            }
+            let shared = Shared(value)
+            table[value] = (shared, 1)
+            return shared
+        }
+
+        mutating func release(_ shared: Shared<Value>) {
+            guard let index = table.index(forKey: shared.value) else { return }
+            table.values[index].holders -= 1
+            if table.values[index].holders == 0 { table.remove(at: index) }
+        }
+
+        var count: Int { table.count }
     }
 
     private struct Table {
-        /// Keyed by the key each resource was registered with (an entry replaced is removed and
-        /// added again, so that its key is the new resource's).
         var entries: [Key: Entry] = [:]
+        var requests = Interned<RequestName>()
+        var options = Interned<ResourceOptions>()
+
+        /// The key of `name` if a live key holds its parts.
+        func key(of name: Name) -> Key? {
+            guard let request = requests.find(name.request), let options = options.find(name.options) else { return nil }
+            return Key(request: request, sharedOptions: options)
+        }
+    }
+
+    private struct Entry {
+        /// Not `any AnyResource`: a weak existential takes its witness table too, 16 bytes a
+        /// slot where this takes 8. Cast on invalidation, which is rare.
+        weak var object: AnyObject?
+        var resource: (any AnyResource)? { object as? any AnyResource }
     }
 
     private let table = Locked(Table())
@@ -81,45 +130,44 @@ final class ResourceRegistry: Sendable {
     /// pays one atomic load for them.
     private let count = Atomic<Int>(0)
 
-    /// Lets a resource remove its own entry when it ends; the key holds its options. A resource
-    /// that is not shared (``unshared(options:)``) has one too, without a registry.
-    struct Registration: Sendable {
-        fileprivate let registry: ResourceRegistry?
-        let key: Key
-
-        static func unshared(options: ResourceOptions) -> Registration {
-            Registration(registry: nil, key: Key(requestType: ObjectIdentifier(Registration.self), request: "", options: options))
-        }
-
-        func remove() {
-            registry?.remove(key)
-        }
-    }
-
-    /// The live resource for `key`, or the one `make` makes.
-    func resource<Made: AnyResource>(for key: Key, make: (Registration) -> Made) -> Made {
+    /// The live resource named `name`, or the one `make` makes with its key, which its `deinit`
+    /// gives to ``remove(_:)``.
+    func resource<Made: AnyResource>(for name: Name, make: (Key) -> Made) -> Made {
         // Kept until the lock is released: if it was the last reference, its deinit takes the lock.
         var existing: (any AnyResource)?
         let made: Made = table.withLock { table in
-            existing = table.entries[key]?.resource
-            if let existing = existing as? Made { return existing }
-            let made = make(Registration(registry: self, key: key))
-            // An entry whose resource is ending (it has not removed it yet) goes with its key.
-            if table.entries.removeValue(forKey: key) == nil { count.add(1, ordering: .relaxed) }
-            table.entries[key] = Entry(resource: made)
+            if let key = table.key(of: name) {
+                existing = table.entries[key]?.object as? any AnyResource
+                if let existing = existing as? Made { return existing }
+            }
+            let key = Key(request: table.requests.hold(name.request), sharedOptions: table.options.hold(name.options))
+            let made = make(key)
+            // An entry whose resource is ending (it has not removed it yet) is replaced: that
+            // resource's removal then finds a live resource in it, and leaves it.
+            if table.entries.updateValue(Entry(object: made), forKey: key) == nil { count.add(1, ordering: .relaxed) }
             return made
         }
         existing = nil
         return made
     }
 
-    private func remove(_ key: Key) {
+    /// A resource made with `key` ended (its `deinit`, once): the key's entry goes if its
+    /// resource has gone (this one, or one that replaced it and ended since, whose own removal
+    /// then finds nothing), and the key's shared parts with their last holder.
+    func remove(_ key: Key) {
+        guard key.isRegistered else { return }
         table.withLock { table in
-            guard let index = table.entries.index(forKey: key), table.entries.keys[index].isSame(as: key) else { return }
-            table.entries.remove(at: index)
-            count.subtract(1, ordering: .relaxed)
+            if let index = table.entries.index(forKey: key), table.entries.values[index].object == nil {
+                table.entries.remove(at: index)
+                count.subtract(1, ordering: .relaxed)
+            }
+            table.requests.release(key.request)
+            table.options.release(key.sharedOptions)
         }
     }
+
+    /// How many requests and options the live keys share (tests).
+    var sharedCounts: (requests: Int, options: Int) { table.withLock { ($0.requests.count, $0.options.count) } }
 
     var isEmpty: Bool { count.load(ordering: .relaxed) == 0 }
 

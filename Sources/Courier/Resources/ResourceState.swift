@@ -20,20 +20,18 @@ struct ResourceState: Sendable {
 
     // What the resource shows.
     private(set) var value: (any Sendable)?
-    /// The head of the value's response, kept only by resources that read it (pages): boxed,
-    /// as most resources keep none and a head takes 40 bytes inline.
-    var head: ResponseHead? { headBox?.head }
-    private var headBox: HeadBox?
-    /// Boxed: a `RequestError` takes over a hundred bytes inline, and an app may keep thousands of
-    /// resources, most without an error.
+    /// The head of the value's response, kept only by resources that read it (pages).
+    var head: ResponseHead? { aside?.head }
     private(set) var error: RequestError? {
-        get { errorBox?.error }
+        get { aside?.error }
         set {
-            errorBox = newValue.map(ErrorBox.init)
+            aside = Aside.make(head: head, error: newValue)
             errorRevision &+= 1
         }
     }
-    private var errorBox: ErrorBox?
+    /// What most resources never keep, in one box: a head takes 40 bytes inline, a
+    /// `RequestError` over a hundred, and an app may keep thousands of resources.
+    private var aside: Aside?
     var receivedAt: Double? { _receivedAt.seconds }
     private var _receivedAt = Time()
 
@@ -48,10 +46,17 @@ struct ResourceState: Sendable {
     private var _retryAt = Time()
     var timerAt: Double? { _timerAt.seconds }
     private var _timerAt = Time()
-    /// The retry rule's delays in seconds (``ResourceOptions/Retry``); NaN: no retries.
-    private let retryInitial: Double
-    private let retryMaximum: Double
-    private(set) var load: Load?
+    /// The running load, kept as its token (0: none) and its request's ID number (0: not yet
+    /// added; IDs start at 1): 12 bytes, where `Load?` takes 18.
+    private(set) var load: Load? {
+        get { loadToken == 0 ? nil : Load(token: Int(loadToken), id: loadID == 0 ? nil : RequestID(rawValue: loadID)) }
+        set {
+            loadToken = newValue.map { Int32(truncatingIfNeeded: $0.token) } ?? 0
+            loadID = newValue?.id?.rawValue ?? 0
+        }
+    }
+    private var loadID: UInt64 = 0
+    private var loadToken: Int32 = 0
     /// Count the changes of `value` and `error`, which need not be `Equatable` (wrapping).
     private(set) var valueRevision: UInt32 = 0
     private(set) var errorRevision: UInt32 = 0
@@ -68,10 +73,7 @@ struct ResourceState: Sendable {
     /// Invalidated while a load ran, whose answer may predate the write.
     private var invalidatedDuringLoad = false
 
-    init(retry: ResourceOptions.Retry?) {
-        retryInitial = retry?.initialDelay.seconds ?? .nan
-        retryMaximum = retry?.maximumDelay.seconds ?? .nan
-    }
+    init() {}
 
     /// A time in seconds since 1970, or none (NaN), in 8 bytes.
     private struct Time: Sendable {
@@ -163,8 +165,10 @@ struct ResourceState: Sendable {
         return timerEffects(now: now)
     }
 
-    /// The load ended.
-    mutating func finished(_ token: Int, with result: Result<Arrival, RequestError>, now: Double) -> [Effect] {
+    /// The load ended; after a failure a watched resource tries again by `retry`, its options'
+    /// rule (an argument, not a field: every resource would keep a copy).
+    mutating func finished(_ token: Int, with result: Result<Arrival, RequestError>, retry: ResourceOptions.Retry?,
+                           now: Double) -> [Effect] {
         guard load?.token == token else { return [] }
         load = nil
         isLoading = false
@@ -184,7 +188,7 @@ struct ResourceState: Sendable {
             error = failure
             _failures = _failures == .max ? _failures : _failures + 1
             isInvalidated = isInvalidated || invalidatedMeanwhile
-            if watchers > 0, !retryInitial.isNaN { _retryAt = Time(now + ResourceOptions.Retry.delay(after: failures, initial: retryInitial, maximum: retryMaximum)) }
+            if watchers > 0, let retry { _retryAt = Time(now + retry.delay(after: failures)) }
         }
         if value != nil, !isFresh(at: now) { isStale = true }
         if watchers > 0, isInvalidated, retryAt == nil, error == nil || invalidatedMeanwhile {
@@ -250,7 +254,7 @@ struct ResourceState: Sendable {
         value = arrival.value
         valueRevision &+= 1
         source = arrival.source
-        headBox = arrival.head.map(HeadBox.init)
+        aside = Aside.make(head: arrival.head, error: error)
         _receivedAt = Time(now)
         _freshUntil = Time(arrival.freshness.until)
         storedFreshUntil = Time(arrival.freshness.storedUntil)
@@ -269,14 +273,17 @@ struct ResourceState: Sendable {
     }
 }
 
-/// A ``ResponseHead`` held by reference.
-private final class HeadBox: Sendable {
-    let head: ResponseHead
-    init(_ head: ResponseHead) { self.head = head }
-}
+/// A resource's head and error, held by reference; `nil` rather than a box of neither.
+private final class Aside: Sendable {
+    let head: ResponseHead?
+    let error: RequestError?
 
-/// A ``RequestError`` held by reference.
-private final class ErrorBox: Sendable {
-    let error: RequestError
-    init(_ error: RequestError) { self.error = error }
+    private init(_ head: ResponseHead?, _ error: RequestError?) {
+        self.head = head
+        self.error = error
+    }
+
+    static func make(head: ResponseHead?, error: RequestError?) -> Aside? {
+        head == nil && error == nil ? nil : Aside(head, error)
+    }
 }

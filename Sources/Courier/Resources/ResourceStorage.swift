@@ -19,10 +19,18 @@ struct ResourceStorage {
     /// fresh hit in memory): they are then part of the change. A thread, not the context: the
     /// queue's start loop runs inside a block of its own start queue, where the context's
     /// queue-specific marker does not show.
-    var effectsThread: pthread_t?
+    /// The thread as a number, 0 for none: 8 bytes, where Linux's `pthread_t?` takes 9 (and 16
+    /// with its alignment).
+    var effectsThread: UInt = 0
 
-    var isRunningEffectsHere: Bool {
-        effectsThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false
+    var isRunningEffectsHere: Bool { effectsThread == Self.currentThread }
+
+    static var currentThread: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
     /// Updates that came during a change from elsewhere, applied after it (in order).
     var afterChange: [@Sendable () -> Void] = []

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A value guarded by a lock: the one lock type Courier uses for shared state.
 ///
@@ -35,14 +34,16 @@ final class Locked<Value>: @unchecked Sendable {
     }
 }
 
-/// A fixed set of locks that many small objects share, each taking the next: uncontended locks
-/// cost the same shared or not, and 64 of them make two busy objects rarely meet on one.
+/// A fixed set of locks that many small objects share, each picked by its address: uncontended
+/// locks cost the same shared or not, and 64 of them make two busy objects rarely meet on one.
+/// The object keeps no reference to its lock (8 bytes each, and an app may keep thousands).
 enum LockStripes {
     private static let locks = (0..<64).map { _ in NSLock() }
-    private static let next = Atomic<Int>(0)
 
-    /// The lock for a new object.
-    static func lock() -> NSLock {
-        locks[next.add(1, ordering: .relaxed).oldValue & 63]
+    /// The lock of `object`, the same for as long as it lives.
+    static func lock(for object: AnyObject) -> NSLock {
+        // Allocations are 16-byte aligned: the bits above that, folded, spread objects over the stripes.
+        let address = UInt(bitPattern: ObjectIdentifier(object))
+        return locks[Int(truncatingIfNeeded: (address >> 4 ^ address >> 10) & 63)]
     }
 }

@@ -9,14 +9,28 @@ import XCTest
 final class ResourceRegistryTests: XCTestCase {
     private final class Stub: AnyResource {
         let invalidations = Locked(0)
-        let registration = Locked<ResourceRegistry.Registration?>(nil)
+        let key = Locked<ResourceRegistry.Key?>(nil)
         let reconnections = Locked(0)
         func invalidate() { invalidations.withLock { $0 += 1 } }
         func reconnected() { reconnections.withLock { $0 += 1 } }
     }
 
-    private func key(_ text: String) -> ResourceRegistry.Key {
-        .init(requestType: ObjectIdentifier(Stub.self), request: text, options: ResourceOptions())
+    /// Asks, as it ends, whatever `onEnd` asks, then removes its key as a resource does.
+    private final class Ending: AnyResource {
+        let key = Locked<ResourceRegistry.Key?>(nil)
+        let registry: ResourceRegistry
+        init(registry: ResourceRegistry) { self.registry = registry }
+        let onEnd = Locked<(@Sendable () -> Void)?>(nil)
+        func invalidate() {}
+        func reconnected() {}
+        deinit {
+            onEnd.withLock { $0 }?()
+            key.withLock { $0 }.map(registry.remove)
+        }
+    }
+
+    private func key(_ text: String, options: ResourceOptions = ResourceOptions()) -> ResourceRegistry.Name {
+        .init(requestType: ObjectIdentifier(Stub.self), request: text, options: options)
     }
 
     func testAKeyGivesItsLiveResourceAgainAndANewOneOnceItEnded() {
@@ -38,25 +52,88 @@ final class ResourceRegistryTests: XCTestCase {
         XCTAssertNotNil(third)
     }
 
-    func testAResourceThatEndsRemovesItsOwnEntryNeverTheOneMadeSinceForItsKey() {
-        // Given a resource whose registration outlives it, and a new resource for the same key
+    func testAResourceThatEndsRemovesItsOwnEntryNeverTheOneMadeSinceForItsKey() throws {
+        // Given a resource whose key outlives it, and a new resource for the same key
         let registry = ResourceRegistry()
-        var old: Stub? = registry.resource(for: key("GET https://x/a")) { registration in
+        var old: Stub? = registry.resource(for: key("GET https://x/a")) { key in
             let stub = Stub()
-            stub.registration.withLock { $0 = registration }
+            stub.key.withLock { $0 = key }
             return stub
         }
-        let oldRegistration = old?.registration.withLock { $0 }
+        let oldKey = old?.key.withLock { $0 }
         old = nil
         let new = registry.resource(for: key("GET https://x/a")) { _ in Stub() }
         XCTAssertFalse(registry.isEmpty)
 
-        // When the old one's registration is removed (its deinit, late)
-        oldRegistration?.remove()
+        // When the old one's key is removed (its deinit, late)
+        registry.remove(try XCTUnwrap(oldKey))
 
         // Then the new one is still found
         XCTAssertTrue(registry.resource(for: key("GET https://x/a")) { _ in Stub() } === new)
         XCTAssertFalse(registry.isEmpty)
+    }
+
+    func testResourcesShareTheirRequestAndOptionsWhileTheyLiveAndTheLastToGoReleasesThem() {
+        // Given three resources: two of one request with different options, one of another
+        let registry = ResourceRegistry()
+        let minute = ResourceOptions(staleAfter: .seconds(60)), hour = ResourceOptions(staleAfter: .seconds(3_600))
+        var keys: [ResourceRegistry.Key] = []
+        func make(_ text: String, _ options: ResourceOptions) -> Stub {
+            registry.resource(for: key(text, options: options)) { keys.append($0); return Stub() }
+        }
+        var a: Stub? = make("GET https://x/a", minute)
+        var aHourly: Stub? = make("GET https://x/a", hour)
+        var b: Stub? = make("GET https://x/b", minute)
+
+        // Then they are three resources with three keys, holding two requests and two options
+        XCTAssertFalse(a === aHourly)
+        XCTAssertEqual(Set(keys).count, 3)
+        XCTAssertEqual(registry.sharedCounts.requests, 2)
+        XCTAssertEqual(registry.sharedCounts.options, 2)
+        XCTAssertEqual(keys.map(\.options), [minute, hour, minute])
+        XCTAssertEqual(keys.map { String($0.url) }, ["https://x/a", "https://x/a", "https://x/b"])
+
+        // When they end one by one (their deinits remove their keys)
+        a = nil
+        registry.remove(keys[0])
+        XCTAssertEqual(registry.sharedCounts.requests, 2)
+        XCTAssertEqual(registry.sharedCounts.options, 2)
+        aHourly = nil
+        registry.remove(keys[1])
+        XCTAssertEqual(registry.sharedCounts.requests, 1)
+        XCTAssertEqual(registry.sharedCounts.options, 1)
+        XCTAssertFalse(registry.isEmpty)
+        b = nil
+        registry.remove(keys[2])
+
+        // Then nothing is held
+        XCTAssertEqual(registry.sharedCounts.requests, 0)
+        XCTAssertEqual(registry.sharedCounts.options, 0)
+        XCTAssertTrue(registry.isEmpty)
+        XCTAssertNil(a ?? aHourly ?? b)
+    }
+
+    func testAResourceEndingWhileANewOneTakesItsPlaceLeavesTheNewOnesEntry() {
+        // Given a resource that, as it ends, is asked for again before it removes its entry
+        let registry = ResourceRegistry()
+        let replacement = Locked<Stub?>(nil)
+        var old: Ending? = registry.resource(for: key("GET https://x/a")) { key in
+            let ending = Ending(registry: registry)
+            ending.key.withLock { $0 = key }
+            return ending
+        }
+        let name = key("GET https://x/a")
+        old?.onEnd.withLock { $0 = { replacement.withLock { $0 = registry.resource(for: name) { _ in Stub() } } } }
+
+        // When it ends
+        old = nil
+
+        // Then the new one is still found, and the count of entries kept
+        let new = replacement.withLock { $0 }
+        XCTAssertNotNil(new)
+        XCTAssertTrue(registry.resource(for: key("GET https://x/a")) { _ in Stub() } === new)
+        XCTAssertFalse(registry.isEmpty)
+        XCTAssertEqual(registry.sharedCounts.requests, 1)
     }
 
     func testAWriteInvalidatesTheResourcesOfItsURLAndLocationOnlyForANonErrorUnsafeMethod() throws {

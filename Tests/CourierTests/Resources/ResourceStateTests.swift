@@ -18,22 +18,22 @@ final class ResourceStateTests: XCTestCase {
         .init(value: value, source: source, head: nil, freshness: freshness)
     }
 
-    private func loaded(_ value: String = "v1", freshFor seconds: Double = 60, retry: ResourceOptions.Retry? = .init()) -> State {
-        var state = State(retry: retry)
+    private func loaded(_ value: String = "v1", freshFor seconds: Double = 60) -> State {
+        var state = State()
         _ = state.requestLoad(.ifNeeded, now: t0)
-        _ = state.finished(1, with: .success(arrival(value, fresh(for: seconds, at: t0))), now: t0)
+        _ = state.finished(1, with: .success(arrival(value, fresh(for: seconds, at: t0))), retry: nil, now: t0)
         return state
     }
 
     func testTheFirstLoadSendsWithTheRequestsOwnPolicyAndAnUnwatchedValueSetsNoTimer() {
         // Given a new resource
-        var state = State(retry: .init())
+        var state = State()
         XCTAssertEqual("\(state.phase(as: String.self))", "idle")
 
         // When it loads and the value arrives, fresh for 60 s
         let start = state.requestLoad(.ifNeeded, now: t0)
         let phaseWhileLoading = "\(state.phase(as: String.self))"
-        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0))), now: t0)
+        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0))), retry: nil, now: t0)
 
         // Then it sent once with the request's policy, showed loading, then the value, with no timer (nobody watches)
         XCTAssertEqual(start, [.send(token: 1, policy: nil)])
@@ -45,7 +45,7 @@ final class ResourceStateTests: XCTestCase {
     }
 
     func testALoadAskedForWhileOneRunsJoinsIt() {
-        var state = State(retry: nil)
+        var state = State()
         _ = state.requestLoad(.always, now: t0)
         XCTAssertEqual(state.requestLoad(.always, now: t0), [])
         XCTAssertEqual(state.requestLoad(.origin, now: t0), [])
@@ -65,9 +65,9 @@ final class ResourceStateTests: XCTestCase {
 
     func testAStaleAfterShorterThanTheStoredFreshnessLoadsFromTheOrigin() {
         // Given a value fresh for the resource 10 s, for the HTTP cache 60 s
-        var state = State(retry: nil)
+        var state = State()
         _ = state.requestLoad(.ifNeeded, now: t0)
-        _ = state.finished(1, with: .success(arrival("v1", fresh(for: 10, at: t0, stored: 60))), now: t0)
+        _ = state.finished(1, with: .success(arrival("v1", fresh(for: 10, at: t0, stored: 60))), retry: nil, now: t0)
 
         // When it is loaded again after 20 s (the cache would still answer with v1)
         let effects = state.requestLoad(.ifNeeded, now: t0 + 20)
@@ -79,21 +79,21 @@ final class ResourceStateTests: XCTestCase {
     func testAFailureKeepsTheValueBesideTheErrorAndASuccessClearsTheError() {
         var state = loaded()
         _ = state.requestLoad(.always, now: t0 + 1)
-        _ = state.finished(2, with: .failure(.timedOut), now: t0 + 1)
+        _ = state.finished(2, with: .failure(.timedOut), retry: .init(), now: t0 + 1)
         XCTAssertEqual(state.value as? String, "v1")
         XCTAssertEqual("\(state.phase(as: String.self))", "loaded(\"v1\")")
         XCTAssertEqual(state.error.map { "\($0)" }, "\(RequestError.timedOut)")
 
         _ = state.requestLoad(.always, now: t0 + 2)
-        _ = state.finished(3, with: .success(arrival("v2", fresh(for: 60, at: t0 + 2))), now: t0 + 2)
+        _ = state.finished(3, with: .success(arrival("v2", fresh(for: 60, at: t0 + 2))), retry: nil, now: t0 + 2)
         XCTAssertEqual(state.value as? String, "v2")
         XCTAssertNil(state.error)
     }
 
     func testAFailureBeforeAnyValueIsTheFailedPhase() {
-        var state = State(retry: nil)
+        var state = State()
         _ = state.requestLoad(.always, now: t0)
-        _ = state.finished(1, with: .failure(.timedOut), now: t0)
+        _ = state.finished(1, with: .failure(.timedOut), retry: nil, now: t0)
         XCTAssertEqual("\(state.phase(as: String.self))", "failed(\(RequestError.timedOut))")
     }
 
@@ -106,7 +106,7 @@ final class ResourceStateTests: XCTestCase {
 
         // When the app cancels it
         let cancel = state.cancel()
-        let end = state.finished(2, with: .failure(.cancelled), now: t0 + 1)
+        let end = state.finished(2, with: .failure(.cancelled), retry: .init(), now: t0 + 1)
 
         // Then the request is cancelled, no error shows and nothing loads by itself
         XCTAssertEqual(cancel, [.cancel(RequestID(rawValue: 77))])
@@ -120,7 +120,7 @@ final class ResourceStateTests: XCTestCase {
         XCTAssertEqual(state.invalidate(now: t0 + 1), [])
         XCTAssertTrue(state.isStale)
         XCTAssertEqual(state.requestLoad(.ifNeeded, now: t0 + 1), [.send(token: 2, policy: .reload)])
-        _ = state.finished(2, with: .success(arrival("v2", fresh(for: 60, at: t0 + 1))), now: t0 + 1)
+        _ = state.finished(2, with: .success(arrival("v2", fresh(for: 60, at: t0 + 1))), retry: nil, now: t0 + 1)
         XCTAssertFalse(state.isStale)
         XCTAssertFalse(state.isInvalidated)
     }
@@ -133,13 +133,13 @@ final class ResourceStateTests: XCTestCase {
 
     func testAnInvalidationDuringALoadLoadsAgainAfterItForAWatchedResource() {
         // Given a watched resource loading
-        var state = State(retry: nil)
+        var state = State()
         _ = state.watch(now: t0)
         XCTAssertEqual(state.load?.token, 1)
 
         // When a write invalidates it before the answer comes
         XCTAssertEqual(state.invalidate(now: t0 + 1), [])
-        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0 + 2))), now: t0 + 2)
+        let end = state.finished(1, with: .success(arrival("v1", fresh(for: 60, at: t0 + 2))), retry: nil, now: t0 + 2)
 
         // Then the answer shows, stale, and the resource loads again from the origin
         XCTAssertEqual(state.value as? String, "v1")
@@ -149,15 +149,16 @@ final class ResourceStateTests: XCTestCase {
 
     func testAWatchedResourceRetriesAfterFailuresWithADoublingBackoffAndStopsWhenUnwatched() {
         // Given a watched resource, retrying from 1 s to 3 s
-        var state = State(retry: .init(initialDelay: .seconds(1), maximumDelay: .seconds(3)))
+        let retry = ResourceOptions.Retry(initialDelay: .seconds(1), maximumDelay: .seconds(3))
+        var state = State()
         _ = state.watch(now: t0)
 
         // When its loads fail three times
-        let first = state.finished(1, with: .failure(.timedOut), now: t0)
+        let first = state.finished(1, with: .failure(.timedOut), retry: retry, now: t0)
         let retry1 = state.timerFired(now: t0 + 1)
-        let second = state.finished(2, with: .failure(.timedOut), now: t0 + 1)
+        let second = state.finished(2, with: .failure(.timedOut), retry: retry, now: t0 + 1)
         let retry2 = state.timerFired(now: t0 + 3)
-        let third = state.finished(3, with: .failure(.timedOut), now: t0 + 3)
+        let third = state.finished(3, with: .failure(.timedOut), retry: retry, now: t0 + 3)
 
         // Then it waited 1 s, 2 s, then 3 s (the maximum), and nothing once unwatched
         XCTAssertEqual(first, [.setTimer(at: t0 + 1)])
@@ -171,18 +172,18 @@ final class ResourceStateTests: XCTestCase {
 
     func testAWatchedResourceLoadsAtOnceWhenItsOriginComesBackAfterAFailureOrWithAStaleValue() {
         // Given a watched resource whose load failed (its retry due in 30 s)
-        var failed = State(retry: .init(initialDelay: .seconds(30)))
+        var failed = State()
         _ = failed.watch(now: t0)
-        _ = failed.finished(1, with: .failure(.transportFailed(URLError(.cannotConnectToHost))), now: t0)
+        _ = failed.finished(1, with: .failure(.transportFailed(URLError(.cannotConnectToHost))), retry: .init(initialDelay: .seconds(30)), now: t0)
         // And a watched one whose value went stale, and one fresh
         var stale = loaded(freshFor: 10)
         _ = stale.watch(now: t0)
         var fresh = loaded(freshFor: 60)
         _ = fresh.watch(now: t0)
         // And one that failed but nobody watches
-        var unwatched = State(retry: .init())
+        var unwatched = State()
         _ = unwatched.requestLoad(.always, now: t0)
-        _ = unwatched.finished(1, with: .failure(.timedOut), now: t0)
+        _ = unwatched.finished(1, with: .failure(.timedOut), retry: .init(), now: t0)
 
         // When the origin comes back 20 s later
         let effects = [failed.reconnected(now: t0 + 20), stale.reconnected(now: t0 + 20), fresh.reconnected(now: t0 + 20),
@@ -199,9 +200,9 @@ final class ResourceStateTests: XCTestCase {
     }
 
     func testAnUnwatchedResourceNeverRetries() {
-        var state = State(retry: .init())
+        var state = State()
         _ = state.requestLoad(.always, now: t0)
-        XCTAssertEqual(state.finished(1, with: .failure(.timedOut), now: t0), [])
+        XCTAssertEqual(state.finished(1, with: .failure(.timedOut), retry: .init(), now: t0), [])
         XCTAssertNil(state.retryAt)
     }
 
@@ -218,7 +219,7 @@ final class ResourceStateTests: XCTestCase {
         XCTAssertEqual(effects, [.send(token: 2, policy: nil)])
 
         // And an answer stale on arrival (no freshness) sets no timer, so nothing loads again by itself
-        XCTAssertEqual(state.finished(2, with: .success(arrival("v2", fresh(for: 0, at: t0 + 60))), now: t0 + 60), [])
+        XCTAssertEqual(state.finished(2, with: .success(arrival("v2", fresh(for: 0, at: t0 + 60))), retry: nil, now: t0 + 60), [])
         XCTAssertTrue(state.isStale)
         XCTAssertNil(state.timerAt)
     }
@@ -226,17 +227,27 @@ final class ResourceStateTests: XCTestCase {
     func testUpdatesOfALoadThatIsNotTheRunningOneAreIgnored() {
         var state = loaded()
         XCTAssertEqual(state.showStored(1, arrival("old", fresh(for: 0, at: t0), source: .cache(.stale)), now: t0), [])
-        XCTAssertEqual(state.finished(1, with: .success(arrival("old", fresh(for: 0, at: t0))), now: t0), [])
+        XCTAssertEqual(state.finished(1, with: .success(arrival("old", fresh(for: 0, at: t0))), retry: nil, now: t0), [])
         XCTAssertEqual(state.value as? String, "v1")
     }
 
     func testAStoredValueShownFirstIsStaleAndTheLoadGoesOn() {
-        var state = State(retry: nil)
+        var state = State()
         _ = state.requestLoad(.always, now: t0)
         _ = state.showStored(1, arrival("stored", fresh(for: 0, at: t0), source: .cache(.stale)), now: t0)
         XCTAssertEqual(state.value as? String, "stored")
         XCTAssertTrue(state.isStale)
         XCTAssertTrue(state.isLoading)
         XCTAssertEqual("\(state.phase(as: String.self))", "loaded(\"stored\")")
+    }
+}
+
+/// An app may keep thousands of resources: what each keeps inline stays within its budget
+/// (a resource's core is one allocation of 16 + 8 + the storage's bytes; 184 fits malloc's 192).
+final class ResourceLayoutTests: XCTestCase {
+    func testTheStateAndTheStorageFitTheirBudget() {
+        XCTAssertLessThanOrEqual(MemoryLayout<ResourceState>.size, 117)
+        XCTAssertLessThanOrEqual(MemoryLayout<ResourceStorage>.size, 160)
+        XCTAssertLessThanOrEqual(MemoryLayout<ResourceRegistry.Key>.size, 16)
     }
 }
