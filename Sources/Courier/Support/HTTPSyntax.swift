@@ -27,8 +27,17 @@ enum HTTPSyntax {
     /// letters, so that no Unicode folding can make two names equal. Compared byte by byte,
     /// without allocating: lookups run for every response.
     static func namesEqual(_ first: some StringProtocol, _ second: some StringProtocol) -> Bool {
-        first.utf8.count == second.utf8.count
-            && first.utf8.elementsEqual(second.utf8) { lowercase($0) == lowercase($1) }
+        guard first.utf8.count == second.utf8.count else { return false }
+        // Over the bytes where both have them in one piece (native strings, small ones too):
+        // a third of the cost of stepping two `UTF8View`s' indices.
+        let contiguous = first.utf8.withContiguousStorageIfAvailable { a in
+            second.utf8.withContiguousStorageIfAvailable { b in
+                for index in a.indices where lowercase(a[index]) != lowercase(b[index]) { return false }
+                return true
+            }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return first.utf8.elementsEqual(second.utf8) { lowercase($0) == lowercase($1) }
     }
 
     /// The byte with an ASCII letter folded to lower case; any other byte as it is.

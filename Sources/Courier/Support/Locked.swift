@@ -10,7 +10,10 @@ import Foundation
 /// what makes the `@unchecked Sendable` sound.
 final class Locked<Value>: @unchecked Sendable {
     private let lock: NSLock
-    private var value: Value
+    // Unchecked: the lock makes every access exclusive; the runtime's check would cost two calls
+    // and a thread-local lookup per `withLock` (a body that took the same lock again would
+    // deadlock on it before any overlap).
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) {
         self.value = value

@@ -72,6 +72,12 @@ final class HTTPFieldsTests: XCTestCase {
         XCTAssertTrue(HTTPSyntax.namesEqual("Content-Type", "content-TYPE"))
         XCTAssertFalse(HTTPSyntax.namesEqual("Content-Type", "Content-Typ"))
         XCTAssertFalse(HTTPSyntax.namesEqual("X-É", "x-é"), "only ASCII letters fold, as in field names")
+        XCTAssertFalse(HTTPSyntax.namesEqual("Set-Cookie", "Connection"), "the same length")
+        XCTAssertTrue(HTTPSyntax.namesEqual("xx-Set-Cookie".dropFirst(3), "SET-COOKIE"), "a substring")
+        XCTAssertFalse(HTTPSyntax.namesEqual("Content-Length-Is-A-Long-Name-Not-Small", "content-length-is-a-long-name-not-smalL".dropLast()),
+                       "lengths differ")
+        XCTAssertTrue(HTTPSyntax.namesEqual("Content-Length-Is-A-Long-Name-Not-Small", "content-length-is-a-long-name-not-smalL"),
+                      "native strings, not small ones")
     }
 
     func testTokenBytesAreExactlyRFC9110sTchar() {

@@ -7,7 +7,9 @@ import FoundationNetworking
 ///
 /// A class, so that the entry table holds one pointer per request (waiting requests can number in
 /// the hundreds of thousands) and grows cheaply. Only `QueueState` reads and writes it, under the
-/// queue's lock.
+/// queue's lock, which makes every access to its fields exclusive: they are
+/// `@exclusivity(unchecked)`, as the runtime's check costs two calls and a thread-local lookup
+/// per access.
 final class Entry {
     enum Phase {
         /// In the waiting list, not started.
@@ -27,21 +29,21 @@ final class Entry {
     let priority: RequestPriority
     /// Held weakly: it only names a cancel group.
     weak var owner: AnyObject?
-    var phase: Phase = .waiting
-    var idObservers: [IDObserver] = []
+    @exclusivity(unchecked) var phase: Phase = .waiting
+    @exclusivity(unchecked) var idObservers: [IDObserver] = []
     /// Observers of the request's updates (``RequestQueue/load(_:priority:owner:handler:)``).
-    var updateHandlers: [UpdateHandler] = []
+    @exclusivity(unchecked) var updateHandlers: [UpdateHandler] = []
     /// Whether a stored response was shown to its update observers before its result.
-    var showedCachedValue = false
+    @exclusivity(unchecked) var showedCachedValue = false
     /// The continuation of an `async` `send`, resumed without going through the callback queue.
     let completion: IDObserver?
     /// The attempt to send when a paused request is back in the waiting list.
-    var resume: Attempt?
+    @exclusivity(unchecked) var resume: Attempt?
     /// Courier's own temporary body file, removed when the request ends.
-    var temporaryFile: URL?
+    @exclusivity(unchecked) var temporaryFile: URL?
     /// The lane of a durable request that has one (``Lanes``).
-    var lane: String?
-    var metrics: RequestMetrics
+    @exclusivity(unchecked) var lane: String?
+    @exclusivity(unchecked) var metrics: RequestMetrics
 
     init(box: any AnyRequestBox, priority: RequestPriority, owner: AnyObject?, completion: IDObserver?,
          metrics: RequestMetrics) {

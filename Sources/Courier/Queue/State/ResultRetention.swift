@@ -18,9 +18,12 @@ struct ResultRetention {
     private let maximumAge: UInt64
     /// Results ended but not yet handed to their observers, with the observers added meanwhile.
     private var undelivered: [RequestID: [IDObserver]] = [:]
-    private var records: [RequestID: Record] = [:]
-    /// Kept IDs in the order their requests ended; `head` is the oldest still kept.
-    private var order: [RequestID] = []
+    /// Kept results in the order their requests ended, from `head` (the oldest still kept; those
+    /// before it are dropped). Not a dictionary: every request that ends is kept, and only a late
+    /// observer looks one up, by a scan of at most `limit` (256 by default) IDs, which costs less
+    /// than hashing each ID as it comes and goes.
+    private var keptIDs: [RequestID] = []
+    private var kept: [Record?] = []
     private var head = 0
 
     init(limit: Int, maximumAge: Double) {
@@ -28,7 +31,7 @@ struct ResultRetention {
         self.maximumAge = UInt64(max(0, maximumAge) * 1_000_000_000)
     }
 
-    var keptCount: Int { records.count }
+    var keptCount: Int { kept.count - head }
     var undeliveredCount: Int { undelivered.count }
 
     /// Whether the result of `id` is on its way to its observers.
@@ -40,8 +43,8 @@ struct ResultRetention {
     mutating func ended(_ id: RequestID, with result: AnyResult, now: UInt64) {
         undelivered[id] = []
         guard limit > 0 else { return }
-        records[id] = Record(result: result, endedAt: now)
-        order.append(id)
+        keptIDs.append(id)
+        kept.append(Record(result: result, endedAt: now))
         evict(now: now)
     }
 
@@ -66,22 +69,23 @@ struct ResultRetention {
             return .joined
         }
         evict(now: now)
-        return records[id].map { .kept($0.result) } ?? .unavailable
+        // The newest first: an ID ends once, but were it kept twice, its last result counts.
+        guard let index = keptIDs[head...].lastIndex(of: id), let record = kept[index] else { return .unavailable }
+        return .kept(record.result)
     }
 
     private mutating func evict(now: UInt64) {
-        while head < order.count {
-            let id = order[head]
-            guard let record = records[id] else { head += 1; continue }
-            let tooMany = records.count > limit
+        while head < kept.count, let record = kept[head] {
+            let tooMany = kept.count - head > limit
             let tooOld = now &- record.endedAt > maximumAge
             guard tooMany || tooOld else { break }
-            records[id] = nil
+            kept[head] = nil
             head += 1
         }
         // Compact once the dropped prefix dominates, keeping appends amortised O(1).
-        if head > 1024, head * 2 > order.count {
-            order.removeFirst(head)
+        if head > 1024, head * 2 > kept.count {
+            kept.removeFirst(head)
+            keptIDs.removeFirst(head)
             head = 0
         }
     }

@@ -13,9 +13,12 @@
 /// - a periodic job (`.pollProgress`, `.sweepObservers`, `.watchDeferredStart`) is scheduled at
 ///   most once at a time; scheduling it again while it is pending changes nothing;
 /// - jobs due at the same time come out in the order they were scheduled;
-/// - a request has at most one deadline, and it is kept only while the request lives: the queue
-///   cancels it when the request ends, so after a burst of requests nothing of theirs is left,
-///   whatever their timeouts (`deadlines` counts live requests with a timeout, no more).
+/// - a request has at most one deadline, and it counts only while the request lives: the queue
+///   cancels it when the request ends (`deadlines` counts live requests with a timeout, no more),
+///   and a cancelled one never comes out;
+/// - cancelled deadlines stay in the heap until they come due or the heap is compacted, which
+///   happens once they are more than 64 and outnumber the live jobs: after a burst of requests at
+///   most 64 of theirs are left, whatever their timeouts.
 struct Timetable {
     enum Job {
         /// The request's timeout has passed.
@@ -47,6 +50,8 @@ struct Timetable {
 
     private struct Item {
         let due: UInt64
+        /// Unique: scheduling order, which also tells a request's current deadline from one it
+        /// replaced.
         let order: UInt64
         let job: Job
 
@@ -55,19 +60,25 @@ struct Timetable {
         }
     }
 
-    /// A binary min-heap of items.
+    /// A binary min-heap of items, cancelled deadlines among them.
     private var heap: [Item] = []
     private var scheduledCount: UInt64 = 0
     private var pendingPeriodic: Set<Periodic> = []
-    /// Where each request's deadline sits in the heap, so that a request that ends takes its
-    /// deadline out at once, in O(log n).
-    private var deadlineSlots: [RequestID: Int] = [:]
+    /// The order of each live request's deadline. A deadline that ends is only taken from here:
+    /// taking it out of the heap would rehash its ID at every step of the heap's repair, and
+    /// most requests end long before their timeout.
+    private var liveDeadlines: [RequestID: UInt64] = [:]
+    /// Cancelled deadlines still in the heap.
+    private var cancelled = 0
     /// The time the timer is armed for; nil when it is not armed.
     private(set) var armedFor: UInt64?
 
-    var count: Int { heap.count }
+    /// The jobs pending (cancelled deadlines not counted).
+    var count: Int { heap.count - cancelled }
     /// How many deadlines are pending: one per live request with a timeout.
-    var deadlines: Int { deadlineSlots.count }
+    var deadlines: Int { liveDeadlines.count }
+    /// The items the heap holds, cancelled deadlines included (tests).
+    var stored: Int { heap.count }
 
     /// Adds a job due at `due` (uptime, nanoseconds). Returns the time to arm the timer for when
     /// it must fire earlier than it is armed now, nil otherwise.
@@ -75,9 +86,9 @@ struct Timetable {
         if let periodic = job.periodic {
             guard pendingPeriodic.insert(periodic).inserted else { return nil }
         }
-        if case .deadline(let id) = job { cancelDeadline(of: id) }
         scheduledCount += 1
         push(Item(due: due, order: scheduledCount, job: job))
+        if case .deadline(let id) = job, liveDeadlines.updateValue(scheduledCount, forKey: id) != nil { noteCancelled() }
         if let armedFor, armedFor <= due { return nil }
         armedFor = due
         return due
@@ -88,48 +99,65 @@ struct Timetable {
     mutating func takeDue(now: UInt64) -> (jobs: [Job], next: UInt64?) {
         var jobs: [Job] = []
         while let first = heap.first, first.due <= now {
-            remove(at: 0)
-            if let periodic = first.job.periodic { pendingPeriodic.remove(periodic) }
-            jobs.append(first.job)
+            removeFirst()
+            if !isCancelled(first) {
+                if case .deadline(let id) = first.job { liveDeadlines[id] = nil }
+                if let periodic = first.job.periodic { pendingPeriodic.remove(periodic) }
+                jobs.append(first.job)
+            }
         }
+        // The timer is for the earliest live job.
+        while let first = heap.first, isCancelled(first) { removeFirst() }
         armedFor = heap.first?.due
         return (jobs, armedFor)
     }
 
     func hasDeadline(_ id: RequestID) -> Bool {
-        deadlineSlots[id] != nil
+        liveDeadlines[id] != nil
     }
 
-    /// Takes out the deadline of a request that ended, if it has one. The timer stays armed as it
+    /// Cancels the deadline of a request that ended, if it has one. The timer stays armed as it
     /// is: if this was the earliest job, it fires early, finds nothing due and re-arms.
     mutating func cancelDeadline(of id: RequestID) {
-        guard let index = deadlineSlots[id] else { return }
-        remove(at: index)
+        guard liveDeadlines.removeValue(forKey: id) != nil else { return }
+        noteCancelled()
+    }
+
+    private mutating func noteCancelled() {
+        cancelled += 1
+        if cancelled > 64, cancelled * 2 > heap.count { compact() }
+    }
+
+    /// Whether `item` is a deadline that was cancelled or replaced. Called only for items in the
+    /// heap, each once as it leaves: the count of cancelled ones stays true.
+    private mutating func isCancelled(_ item: Item) -> Bool {
+        guard case .deadline(let id) = item.job, liveDeadlines[id] != item.order else { return false }
+        cancelled -= 1
+        return true
+    }
+
+    /// Drops the cancelled deadlines and rebuilds the heap: O(n), once they outnumber the rest.
+    private mutating func compact() {
+        heap.removeAll { item in
+            guard case .deadline(let id) = item.job else { return false }
+            return liveDeadlines[id] != item.order
+        }
+        cancelled = 0
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(heap[index], from: index) }
     }
 
     // MARK: - The heap
-
-    /// Puts `item` at `index`, keeping `deadlineSlots` true.
-    private mutating func place(_ item: Item, at index: Int) {
-        heap[index] = item
-        if case .deadline(let id) = item.job { deadlineSlots[id] = index }
-    }
 
     private mutating func push(_ item: Item) {
         heap.append(item)
         siftUp(item, from: heap.count - 1)
     }
 
-    /// Removes the item at `index`, moving the last one into its place.
-    private mutating func remove(at index: Int) {
-        if case .deadline(let id) = heap[index].job { deadlineSlots[id] = nil }
+    /// Removes the earliest item, moving the last one into its place.
+    private mutating func removeFirst() {
         let last = heap.removeLast()
-        guard index < heap.count else { return }
-        if index > 0, last.precedes(heap[(index - 1) / 2]) {
-            siftUp(last, from: index)
-        } else {
-            siftDown(last, from: index)
-        }
+        guard !heap.isEmpty else { return }
+        siftDown(last, from: 0)
     }
 
     /// Places `item`, meant for the hole at `index`, at or above it.
@@ -138,10 +166,10 @@ struct Timetable {
         while hole > 0 {
             let parent = (hole - 1) / 2
             guard item.precedes(heap[parent]) else { break }
-            place(heap[parent], at: hole)
+            heap[hole] = heap[parent]
             hole = parent
         }
-        place(item, at: hole)
+        heap[hole] = item
     }
 
     /// Places `item`, meant for the hole at `index`, at or below it.
@@ -153,9 +181,9 @@ struct Timetable {
             guard left < heap.count else { break }
             if right < heap.count, heap[right].precedes(heap[left]) { first = right }
             guard heap[first].precedes(item) else { break }
-            place(heap[first], at: hole)
+            heap[hole] = heap[first]
             hole = first
         }
-        place(item, at: hole)
+        heap[hole] = item
     }
 }

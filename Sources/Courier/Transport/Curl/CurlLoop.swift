@@ -82,10 +82,12 @@ final class CurlLoop: Sendable {
 
         private let options: CurlOptions
         private let inbox: Locked<Inbox>
-        private var running: [ObjectIdentifierOfEasy: Running] = [:]
-        private var byTransfer: [ObjectIdentifier: ObjectIdentifierOfEasy] = [:]
+        // Unchecked: only the loop thread touches these, one call at a time (libcurl's callbacks
+        // do not reach them); the runtime's check costs two calls and a thread-local lookup each.
+        @exclusivity(unchecked) private var running: [ObjectIdentifierOfEasy: Running] = [:]
+        @exclusivity(unchecked) private var byTransfer: [ObjectIdentifier: ObjectIdentifierOfEasy] = [:]
         /// Easy handles kept for reuse.
-        private var idle: [CurlEasy] = []
+        @exclusivity(unchecked) private var idle: [CurlEasy] = []
 
         private let arrived: Flag
 

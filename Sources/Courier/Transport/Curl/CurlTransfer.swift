@@ -88,17 +88,20 @@ final class CurlTransfer: Sendable {
 final class CurlExchange {
     let transfer: CurlTransfer
     private let options: CurlOptions
-    private var parser = ResponseHeadParser()
-    private var body = Data()
-    private var reader: CurlBodyReader
+    // Unchecked: only the loop thread touches these, from one libcurl callback at a time, which
+    // never runs inside another; the runtime's check would cost two calls and a thread-local
+    // lookup at every access, twice per header line.
+    @exclusivity(unchecked) private var parser = ResponseHeadParser()
+    @exclusivity(unchecked) private var body = Data()
+    @exclusivity(unchecked) private var reader: CurlBodyReader
     /// Why a callback stopped the transfer, which is the real error rather than libcurl's.
-    private var failure: RequestError?
+    @exclusivity(unchecked) private var failure: RequestError?
     /// A streamed transfer's receiver asked for a pause: the next bytes are left with libcurl.
-    private var pausedByReceiver = false
+    @exclusivity(unchecked) private var pausedByReceiver = false
     /// The easy handle running it (set by `CurlEasy.prepare`), for `bodyCoding(of:)`.
     weak var easy: CurlEasy?
     /// The TLS version of the connection the last head arrived on, read while the transfer held it.
-    private var tlsVersion: TLSVersion?
+    @exclusivity(unchecked) private var tlsVersion: TLSVersion?
 
     /// What the write callback tells libcurl.
     enum BodyStep {
@@ -122,7 +125,7 @@ final class CurlExchange {
         }
         guard !wasComplete, parser.isComplete, let head = parser.head else { return true }
         tlsVersion = easy?.connectionTLSVersion
-        let length = head.values(of: "Content-Length").last.flatMap { Int64($0) }
+        let length = head.lastValue(of: "Content-Length").flatMap { Int64($0) }
         let countable: Bool
         switch bodyCoding(of: head) { case .success(let asSent): countable = asSent; case .failure(let error): return stop(error) }
         if let length, countable {

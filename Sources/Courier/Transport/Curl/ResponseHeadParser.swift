@@ -12,6 +12,11 @@ struct ParsedHead: Equatable, Sendable {
     func values(of name: String) -> [String] {
         fields.filter { HTTPSyntax.namesEqual($0.name, name) }.map(\.value)
     }
+
+    /// The last value of the field `name`, if it has one: without an array.
+    func lastValue(of name: String) -> String? {
+        fields.last { HTTPSyntax.namesEqual($0.name, name) }?.value
+    }
 }
 
 /// Builds the response head from the header lines libcurl hands over, one at a time: status

@@ -77,6 +77,25 @@ final class TimetableTests: XCTestCase {
         XCTAssertEqual(timetable.deadlines, 0)
     }
 
+    func testABurstOfRequestsThatEndedLeavesAtMost64OfItsDeadlinesBehind() {
+        // Given 10,000 requests with a timeout of a minute, and a periodic job
+        var timetable = Timetable()
+        _ = timetable.schedule(.sweepObservers, at: 1_000)
+        for raw: UInt64 in 1...10_000 { _ = timetable.schedule(.deadline(id(raw)), at: 60_000 + raw) }
+
+        // When all of them end, in an order unlike their deadlines'
+        for raw: UInt64 in stride(from: 10_000, through: 1, by: -1) { timetable.cancelDeadline(of: id(raw)) }
+
+        // Then the heap keeps the periodic job and at most 64 of the deadlines, none of which comes out
+        XCTAssertEqual(timetable.deadlines, 0)
+        XCTAssertEqual(timetable.count, 1)
+        XCTAssertLessThanOrEqual(timetable.stored, 65)
+        let taken = timetable.takeDue(now: 100_000)
+        XCTAssertEqual(taken.jobs.count, 1)
+        XCTAssertNil(taken.next)
+        XCTAssertEqual(timetable.stored, 0)
+    }
+
     func testSchedulingARequestsDeadlineAgainReplacesIt() {
         var timetable = Timetable()
         _ = timetable.schedule(.deadline(id(1)), at: 100)
@@ -121,6 +140,7 @@ final class TimetableTests: XCTestCase {
                 XCTAssertEqual(taken.next, model.map(\.due).min(), "step \(step)")
             }
             XCTAssertEqual(timetable.deadlines, model.count, "step \(step)")
+            XCTAssertLessThanOrEqual(timetable.stored, max(2 * timetable.count, timetable.count + 64), "step \(step)")
             if timetable.deadlines != model.count { return }
         }
     }
