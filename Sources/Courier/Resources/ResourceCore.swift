@@ -45,10 +45,10 @@ final class ResourceCore: Observable, @unchecked Sendable {
     /// made: observers only ever look later, on the context, or at their next read).
     func notify(_ changes: ResourceChanges) {
         guard changes.content || changes.isLoading, let registrar = withLock({ _ in self.registrar }) else { return }
-        if changes.content { registrar.willSet(self, keyPath: \.content) }
-        if changes.isLoading { registrar.willSet(self, keyPath: \.loading) }
-        if changes.content { registrar.didSet(self, keyPath: \.content) }
-        if changes.isLoading { registrar.didSet(self, keyPath: \.loading) }
+        if changes.content { registrar.willSet(self, keyPath: Self.contentKeyPath) }
+        if changes.isLoading { registrar.willSet(self, keyPath: Self.loadingKeyPath) }
+        if changes.content { registrar.didSet(self, keyPath: Self.contentKeyPath) }
+        if changes.isLoading { registrar.didSet(self, keyPath: Self.loadingKeyPath) }
     }
 
     /// Whether anything has read the resource, so that observers may be tracking it (tests).
@@ -61,12 +61,17 @@ final class ResourceCore: Observable, @unchecked Sendable {
         return made
     }
 
-    // Stand-ins for the key paths, never read for a value; made once per process (see
-    // ``ResourceObservation``).
-    private var content: Void { () }
-    private var loading: Void { () }
+    // Stand-ins for the key paths, never read for a value (see ``ResourceObservation``): stored
+    // and empty (no bytes), as the Observation runtime hashes and compares a key path at every
+    // read and change, which for a stored property's is its offset, and for a computed one's
+    // its accessor's identity besides; and each made once, not at every use.
+    private let content: Void = ()
+    private let loading: Void = ()
+    private static let contentKeyPath: KeyPath<ResourceCore, Void> & Sendable = \.content
+    private static let loadingKeyPath: KeyPath<ResourceCore, Void> & Sendable = \.loading
 
     private static func keyPath(_ property: ResourceObservation.Property) -> KeyPath<ResourceCore, Void> {
-        property == .isLoading ? \.loading : \.content
+        if property == .isLoading { return loadingKeyPath }
+        return contentKeyPath
     }
 }
