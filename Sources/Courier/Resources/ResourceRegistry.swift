@@ -98,7 +98,7 @@ final class ResourceRegistry: Sendable {
         }
 
         mutating func release(_ shared: Shared<Value>) {
-            guard let index = table.index(forKey: shared.value) else { return }
+            guard let index = table.index(forKey: shared.value), table.values[index].shared === shared else { return }
             table.values[index].holders -= 1
             if table.values[index].holders == 0 { table.remove(at: index) }
         }
