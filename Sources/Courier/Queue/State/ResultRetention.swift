@@ -18,20 +18,22 @@ struct ResultRetention {
     private let maximumAge: UInt64
     /// Results ended but not yet handed to their observers, with the observers added meanwhile.
     private var undelivered: [RequestID: [IDObserver]] = [:]
-    /// Kept results in the order their requests ended, from `head` (the oldest still kept; those
-    /// before it are dropped). Not a dictionary: every request that ends is kept, and only a late
-    /// observer looks one up, by a scan of at most `limit` (256 by default) IDs, which costs less
-    /// than hashing each ID as it comes and goes.
+    /// Kept results in a ring of at most `limit` slots, in the order their requests ended: `count`
+    /// of them from `oldest` on, wrapping. Not a dictionary: every request that ends is kept, and
+    /// only a late observer looks one up, by a scan of at most `limit` (256 by default) IDs, which
+    /// costs less than hashing each ID as it comes and goes. The slots are made as results come,
+    /// up to `limit`, and reused from then on.
     private var keptIDs: [RequestID] = []
     private var kept: [Record?] = []
-    private var head = 0
+    private var oldest = 0
+    private var count = 0
 
     init(limit: Int, maximumAge: Double) {
         self.limit = max(0, limit)
         self.maximumAge = UInt64(max(0, maximumAge) * 1_000_000_000)
     }
 
-    var keptCount: Int { kept.count - head }
+    var keptCount: Int { count }
     var undeliveredCount: Int { undelivered.count }
 
     /// Whether the result of `id` is on its way to its observers.
@@ -43,9 +45,24 @@ struct ResultRetention {
     mutating func ended(_ id: RequestID, with result: AnyResult, now: UInt64) {
         undelivered[id] = []
         guard limit > 0 else { return }
-        keptIDs.append(id)
-        kept.append(Record(result: result, endedAt: now))
         evict(now: now)
+        let record = Record(result: result, endedAt: now)
+        if count == limit {
+            // Full: the oldest makes room.
+            kept[oldest] = record
+            keptIDs[oldest] = id
+            oldest = slot(after: oldest)
+        } else if kept.count < limit {
+            // Not yet wrapped: the ring's end is the array's.
+            kept.append(record)
+            keptIDs.append(id)
+            count += 1
+        } else {
+            let end = (oldest + count) % limit
+            kept[end] = record
+            keptIDs[end] = id
+            count += 1
+        }
     }
 
     /// Marks a result as delivered; returns the observers that came while it was on its way.
@@ -70,23 +87,23 @@ struct ResultRetention {
         }
         evict(now: now)
         // The newest first: an ID ends once, but were it kept twice, its last result counts.
-        guard let index = keptIDs[head...].lastIndex(of: id), let record = kept[index] else { return .unavailable }
-        return .kept(record.result)
+        for age in stride(from: count - 1, through: 0, by: -1) {
+            let index = (oldest + age) % limit
+            if keptIDs[index] == id, let record = kept[index] { return .kept(record.result) }
+        }
+        return .unavailable
     }
 
+    /// Drops the results older than the maximum age, the oldest first.
     private mutating func evict(now: UInt64) {
-        while head < kept.count, let record = kept[head] {
-            let tooMany = kept.count - head > limit
-            let tooOld = now &- record.endedAt > maximumAge
-            guard tooMany || tooOld else { break }
-            kept[head] = nil
-            head += 1
+        while count > 0, let record = kept[oldest], now &- record.endedAt > maximumAge {
+            kept[oldest] = nil
+            oldest = slot(after: oldest)
+            count -= 1
         }
-        // Compact once the dropped prefix dominates, keeping appends amortised O(1).
-        if head > 1024, head * 2 > kept.count {
-            kept.removeFirst(head)
-            keptIDs.removeFirst(head)
-            head = 0
-        }
+    }
+
+    private func slot(after index: Int) -> Int {
+        index + 1 == limit ? 0 : index + 1
     }
 }

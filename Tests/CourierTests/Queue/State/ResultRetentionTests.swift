@@ -47,6 +47,33 @@ final class ResultRetentionTests: XCTestCase {
         XCTAssertTrue(kept(retention.observe(id(3), with: { _ in }, now: 4)))
     }
 
+    func testASeededRandomSequenceMatchesAModelThroughManyTurnsOfTheRing() {
+        // Given a model: the IDs kept, oldest first, with the time each ended
+        var generator = SeededGenerator(seed: 0x8E7A_1D)
+        var retention = ResultRetention(limit: 5, maximumAge: 10)
+        var model: [(id: UInt64, endedAt: UInt64)] = []
+        var now: UInt64 = 0, next: UInt64 = 1
+
+        for step in 0..<5_000 {
+            now += UInt64.random(in: 0...3, using: &generator) * seconds
+            model.removeAll { now - $0.endedAt > 10 * seconds }
+            if Bool.random(using: &generator) {
+                // A request ends and is delivered; the oldest beyond five go
+                retention.ended(id(next), with: .failure(.timedOut), now: now)
+                _ = retention.delivered(id(next))
+                model.append((next, now))
+                if model.count > 5 { model.removeFirst() }
+                next += 1
+            } else {
+                // A late observer asks for a recent ID, kept or not
+                let asked = next - UInt64.random(in: 1...min(next, 12), using: &generator)
+                let late = retention.observe(id(asked), with: { _ in }, now: now)
+                XCTAssertEqual(kept(late), model.contains { $0.id == asked }, "step \(step), #\(asked)")
+            }
+            XCTAssertEqual(retention.keptCount, model.count, "step \(step)")
+        }
+    }
+
     func testResultsOlderThanTheMaximumAgeAreDropped() {
         var retention = ResultRetention(limit: 8, maximumAge: 30)
         retention.ended(id(1), with: .failure(.timedOut), now: 0)
