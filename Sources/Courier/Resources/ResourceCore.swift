@@ -23,6 +23,7 @@ final class ResourceCore: Observable, @unchecked Sendable {
 
     /// Runs `body` with the storage. It must take no other lock of ``LockStripes``.
     func withLock<Result>(_ body: (inout ResourceStorage) throws -> Result) rethrows -> Result {
+        let lock = self.lock   // found once: it is a lookup by address, not a field
         lock.lock()
         defer { lock.unlock() }
         return try body(&storage)
@@ -32,6 +33,7 @@ final class ResourceCore: Observable, @unchecked Sendable {
     /// tracking the caller hear of the property's next change.
     func read<Result>(_ property: ResourceObservation.Property, also other: ResourceObservation.Property? = nil,
                       _ body: (inout ResourceStorage) -> Result) -> Result {
+        let lock = self.lock
         lock.lock()
         let registrar = self.registrar ?? makeRegistrar()
         let result = body(&storage)   // in place: a copy would retain each of its references
