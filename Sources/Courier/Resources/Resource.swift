@@ -95,7 +95,9 @@ public final class Resource<R: Request>: Observable, Sendable {
 
     /// Where the resource stands: see ``ResourcePhase``.
     public var phase: ResourcePhase<Value> {
-        storage.read(.value, also: .isLoading) { $0.state.phase(as: Value.self) }   // `.value`: and the error
+        // Under the name of the value and the error, which a change of `isLoading` changes too
+        // when it changes the phase (see `ResourceChanges`).
+        storage.read(.value) { $0.state.phase(as: Value.self) }
     }
 
     // MARK: - What it does
@@ -170,40 +172,38 @@ public final class Resource<R: Request>: Observable, Sendable {
     private func change(then: (@Sendable (ResourceState) -> Void)? = nil,
                         _ event: @escaping @Sendable (inout ResourceState, Double) -> [ResourceState.Effect]) {
         let context = options.updatesOn
-        if context.isCurrent, !storage.withLock({ $0.changing }) {
-            apply(event, then: then)
-        } else {
-            context.async { self.apply(event, then: then) }
-        }
+        if context.isCurrent, apply(event, then: then, unlessChanging: true) { return }
+        context.async { self.apply(event, then: then) }
     }
 
     /// Runs on the context only, one at a time: the event changes the state, its effects run
     /// (an answer that comes while they do, as a fresh hit in memory does, changes the state
     /// too), then observers are told, once: `willSet` and `didSet` of what changed, as for
     /// `@Observable` properties (through ``ResourceCore``). A load the cache answers at
-    /// once is one change, from one value to the next, and never shows as loading.
+    /// once is one change, from one value to the next, and never shows as loading. With
+    /// `unlessChanging`, a change under way (the caller is its observer) leaves the event
+    /// unapplied: false.
+    @discardableResult
     private func apply(_ event: (inout ResourceState, Double) -> [ResourceState.Effect],
-                       then: ((ResourceState) -> Void)?) {
+                       then: ((ResourceState) -> Void)?, unlessChanging: Bool = false) -> Bool {
         let now = options.clock.now()
-        let (old, effects) = storage.withLock { storage in
+        let begun = storage.withLock { storage -> (ResourceMarks, [ResourceState.Effect])? in
+            if unlessChanging, storage.changing { return nil }
             storage.changing = true
             storage.effectsThread = ResourceStorage.currentThread
-            let old = storage.state
-            return (old, event(&storage.state, now))
+            return (storage.state.marks, event(&storage.state, now))
         }
+        guard let (old, effects) = begun else { return false }
         for effect in effects { run(effect, now: now) }
-        let new = storage.withLock { storage in
-            storage.effectsThread = 0
-            return storage.state
-        }
-        storage.notify(ResourceChanges(old, new))
-        let afterChange = storage.withLock { storage in
+        storage.endEffects(since: old)
+        let (afterChange, state) = storage.withLock { storage in
             storage.changing = false
             defer { storage.afterChange = [] }
-            return storage.afterChange
+            return (storage.afterChange, then == nil ? nil : storage.state)
         }
         for work in afterChange { options.updatesOn.async(work) }
-        then?(new)
+        if let then, let state { then(state) }
+        return true
     }
 
     private func run(_ effect: ResourceState.Effect, now: Double) {
@@ -253,38 +253,43 @@ public final class Resource<R: Request>: Observable, Sendable {
         case .failure(let error):
             outcome = .failure(error)
         }
-        let event: @Sendable (inout ResourceState, Double) -> [ResourceState.Effect]
-        if update.isFinal {
-            let retry = options.retry
-            event = { $0.finished(token, with: outcome, retry: retry, now: $1) }
-        } else if case .success(let arrival) = outcome {
-            event = { $0.showStored(token, arrival, now: $1) }
-        } else {
+        let isFinal = update.isFinal
+        if !isFinal, case .failure = outcome { return }   // before its end, a load shows only values
+        let retry = options.retry
+        let now = options.clock.now()
+        // Answered at once, while this resource's change sends the request: part of that change.
+        let here = storage.withLock { storage -> (effects: [ResourceState.Effect], waiters: Waiters, released: Held)? in
+            guard storage.isRunningEffectsHere else { return nil }
+            let ending = isFinal && storage.state.load?.token == token
+            let released = storage.state.references
+            let effects = storage.state.take(outcome, isFinal: isFinal, of: token, retry: retry, now: now)
+            return (effects, ending ? storage.takeWaiters() : [:], released)
+        }
+        if let here {
+            // What the change replaced (the old value) is released here, outside the lock others share.
+            withExtendedLifetime(here.released) {}
+            for effect in here.effects { run(effect, now: now) }
+            if !here.waiters.isEmpty {
+                let result = outcome.map(\.value)
+                for waiter in here.waiters.values { waiter.resume(returning: result) }
+            }
             return
         }
-        let ends = update.isFinal
-        if storage.withLock({ $0.isRunningEffectsHere }) {
-            // Answered at once, while this resource's change sends the request: part of that change.
-            let now = options.clock.now()
-            // The state it replaces (its value) is released outside the lock, which others share.
-            let (before, ending, effects) = storage.withLock { ($0.state, $0.state.load?.token == token, event(&$0.state, now)) }
-            withExtendedLifetime(before) {}
-            for effect in effects { run(effect, now: now) }
-            if ends, ending { resumeWaiters(with: outcome.map(\.value)) }
-        } else {
-            let work: @Sendable () -> Void = {
-                let ending = self.storage.withLock { $0.state.load?.token == token }
-                self.apply(event, then: nil)
-                if ends, ending { self.resumeWaiters(with: outcome.map(\.value)) }
-            }
-            // During a change, after it: its observers, told at its end, see each change in turn.
-            let later = storage.withLock { storage in
-                if storage.changing { storage.afterChange.append(work) }
-                return !storage.changing
-            }
-            if later { options.updatesOn.async(work) }
+        let work: @Sendable () -> Void = {
+            let ending = isFinal && self.storage.withLock { $0.state.load?.token == token }
+            self.apply({ $0.take(outcome, isFinal: isFinal, of: token, retry: retry, now: $1) }, then: nil)
+            if ending { self.resumeWaiters(with: outcome.map(\.value)) }
         }
+        // During a change, after it: its observers, told at its end, see each change in turn.
+        let later = storage.withLock { storage in
+            if storage.changing { storage.afterChange.append(work) }
+            return !storage.changing
+        }
+        if later { options.updatesOn.async(work) }
     }
+
+    private typealias Waiters = [UInt32: CheckedContinuation<Result<any Sendable, RequestError>, Never>]
+    private typealias Held = (value: (any Sendable)?, aside: AnyObject?)
 
     /// When a value that arrives now stops being fresh: by ``ResourceOptions/staleAfter`` or by
     /// its HTTP freshness (RFC 9111 §4.2, as the cache computes it); `no-cache` and `no-store`
@@ -355,7 +360,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     }
 
     private func resumeWaiters(with result: Result<any Sendable, RequestError>) {
-        let waiters = storage.withLock { storage in defer { storage.waiters = [:] }; return storage.waiters }
+        let waiters = storage.withLock { $0.takeWaiters() }
         for waiter in waiters.values { waiter.resume(returning: result) }
     }
 }

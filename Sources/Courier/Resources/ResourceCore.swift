@@ -29,24 +29,31 @@ final class ResourceCore: Observable, @unchecked Sendable {
         return try body(&storage)
     }
 
-    /// Reads the storage as an observed property (and `also`, when a read shows two): observers
-    /// tracking the caller hear of the property's next change.
-    func read<Result>(_ property: ResourceObservation.Property, also other: ResourceObservation.Property? = nil,
-                      _ body: (inout ResourceStorage) -> Result) -> Result {
+    /// Reads the storage as an observed property: observers tracking the caller hear of the
+    /// property's next change.
+    func read<Result>(_ property: ResourceObservation.Property, _ body: (inout ResourceStorage) -> Result) -> Result {
         let lock = self.lock
         lock.lock()
         let registrar = self.registrar ?? makeRegistrar()
         let result = body(&storage)   // in place: a copy would retain each of its references
         lock.unlock()
-        registrar.access(self, keyPath: Self.keyPath(property))
-        if let other { registrar.access(self, keyPath: Self.keyPath(other)) }
+        if property == .isLoading {
+            registrar.access(self, keyPath: Self.loadingKeyPath)
+        } else {
+            registrar.access(self, keyPath: Self.contentKeyPath)
+        }
         return result
     }
 
-    /// Tells observers of what a change changed, `willSet` then `didSet` (the change is already
-    /// made: observers only ever look later, on the context, or at their next read).
-    func notify(_ changes: ResourceChanges) {
-        guard changes.content || changes.isLoading, let registrar = withLock({ _ in self.registrar }) else { return }
+    /// Ends the effects of a change that began at `old` and tells observers, once, what it
+    /// changed: `willSet` then `didSet` of each name (the change is already made: observers only
+    /// ever look later, on the context, or at their next read).
+    func endEffects(since old: ResourceMarks) {
+        let (changes, registrar) = withLock { storage in
+            storage.effectsThread = 0
+            return (ResourceChanges(old, storage.state.marks), self.registrar)
+        }
+        guard changes.content || changes.isLoading, let registrar else { return }
         if changes.content { registrar.willSet(self, keyPath: Self.contentKeyPath) }
         if changes.isLoading { registrar.willSet(self, keyPath: Self.loadingKeyPath) }
         if changes.content { registrar.didSet(self, keyPath: Self.contentKeyPath) }
@@ -63,17 +70,12 @@ final class ResourceCore: Observable, @unchecked Sendable {
         return made
     }
 
-    // Stand-ins for the key paths, never read for a value (see ``ResourceObservation``): stored
-    // and empty (no bytes), as the Observation runtime hashes and compares a key path at every
-    // read and change, which for a stored property's is its offset, and for a computed one's
-    // its accessor's identity besides; and each made once, not at every use.
-    private let content: Void = ()
-    private let loading: Void = ()
-    private static let contentKeyPath: KeyPath<ResourceCore, Void> & Sendable = \.content
-    private static let loadingKeyPath: KeyPath<ResourceCore, Void> & Sendable = \.loading
-
-    private static func keyPath(_ property: ResourceObservation.Property) -> KeyPath<ResourceCore, Void> {
-        if property == .isLoading { return loadingKeyPath }
-        return contentKeyPath
-    }
+    // The names observers track, as key paths: the Observation runtime hashes and compares a key
+    // path at every tracked read and every change, and never reads through it. A stored
+    // property's key path is hashed as its offset (a computed one's as its accessor's identity
+    // besides), so the names are the core's two stored properties, each made once: content is
+    // `storage`, loading is `registrar`. Not empty stand-ins: those all sit at one offset, which
+    // made every name the same (a screen showing only the value was told of each load's start).
+    private static let contentKeyPath: KeyPath<ResourceCore, ResourceStorage> & Sendable = \.storage
+    private static let loadingKeyPath: KeyPath<ResourceCore, ObservationRegistrar?> & Sendable = \.registrar
 }

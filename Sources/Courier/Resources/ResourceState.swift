@@ -120,6 +120,17 @@ struct ResourceState: Sendable {
         case clearTimer
     }
 
+    /// What observers see of the state (``ResourceChanges``).
+    var marks: ResourceMarks {
+        ResourceMarks(valueRevision: valueRevision, errorRevision: errorRevision, receivedAt: receivedAt, source: source,
+                      isStale: isStale, isLoading: isLoading, hasValue: value != nil)
+    }
+
+    /// What the state holds by reference (its value, its head and error), for a caller that
+    /// changes it under a lock others share to release outside that lock: a value's `deinit` is
+    /// the app's code.
+    var references: (value: (any Sendable)?, aside: AnyObject?) { (value, aside) }
+
     /// The phase, with the value as the resource's type (which it always is: a resource's
     /// request makes it).
     func phase<Value>(as type: Value.Type) -> ResourcePhase<Value> {
@@ -195,6 +206,15 @@ struct ResourceState: Sendable {
             return requestLoad(.always, now: now)
         }
         return timerEffects(now: now)
+    }
+
+    /// An update of the load `token`: its end (`isFinal`), or a stored response shown while it
+    /// goes on (a success only).
+    mutating func take(_ update: Result<Arrival, RequestError>, isFinal: Bool, of token: Int,
+                       retry: ResourceOptions.Retry?, now: Double) -> [Effect] {
+        if isFinal { return finished(token, with: update, retry: retry, now: now) }
+        guard case .success(let arrival) = update else { return [] }
+        return showStored(token, arrival, now: now)
     }
 
     /// A write, or the app, made the value stale.

@@ -37,18 +37,36 @@ struct ResourceStorage {
     var timer: ResourceClock.Timer?
     /// The callers waiting for the load to end.
     var waiters: [UInt32: CheckedContinuation<Result<any Sendable, RequestError>, Never>] = [:]
+
+    /// The waiting callers, who are no longer waiting.
+    mutating func takeWaiters() -> [UInt32: CheckedContinuation<Result<any Sendable, RequestError>, Never>] {
+        defer { waiters = [:] }
+        return waiters
+    }
+}
+
+/// What observers see of a state, to tell what a change changed: small and without references,
+/// so that a change compares these rather than copies of the whole state (a copy retains its
+/// value, head and error, twice a change).
+struct ResourceMarks: Equatable {
+    let valueRevision, errorRevision: UInt32
+    let receivedAt: Double?
+    let source: ResponseSource?
+    let isStale, isLoading, hasValue: Bool
 }
 
 /// What an event changed, as observers are told: everything a resource shows but `isLoading`
 /// under one name (a value arrives with its source, its time, its staleness, the error cleared;
-/// see ``ResourceObservation/Property``), and `isLoading`.
-struct ResourceChanges {
+/// see ``ResourceObservation/Property``), and `isLoading`. The phase is read under the first
+/// name only, so a change of `isLoading` that changes the phase (there is no value yet) changes
+/// the first name too.
+struct ResourceChanges: Equatable {
     let content, isLoading: Bool
 
-    init(_ old: ResourceState, _ new: ResourceState) {
-        content = old.valueRevision != new.valueRevision || old.source != new.source || old.receivedAt != new.receivedAt
-            || old.errorRevision != new.errorRevision || old.isStale != new.isStale
+    init(_ old: ResourceMarks, _ new: ResourceMarks) {
         isLoading = old.isLoading != new.isLoading
+        content = old.valueRevision != new.valueRevision || old.source != new.source || old.receivedAt != new.receivedAt
+            || old.errorRevision != new.errorRevision || old.isStale != new.isStale || (isLoading && !new.hasValue)
     }
 }
 

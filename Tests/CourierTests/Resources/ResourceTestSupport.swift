@@ -53,10 +53,14 @@ final class ResourceRecorder<R: Request>: Sendable where R.ResponseType == Text 
     private let context: DispatchQueue
     private let lines = Locked<[String]>([])
     private let changed = NSCondition()
+    /// What the observer reads, when not everything: it then records a line each time it is
+    /// told of a change, even one that leaves the line as it was.
+    private let reading: (@Sendable (Resource<R>) -> Void)?
 
-    init(_ resource: Resource<R>, on context: DispatchQueue) {
+    init(_ resource: Resource<R>, on context: DispatchQueue, reading: (@Sendable (Resource<R>) -> Void)? = nil) {
         self.resource = resource
         self.context = context
+        self.reading = reading
         context.sync { track() }
     }
 
@@ -85,12 +89,17 @@ final class ResourceRecorder<R: Request>: Sendable where R.ResponseType == Text 
     }
 
     private func track() {
-        let line = withObservationTracking { Self.describe(resource) } onChange: { [self] in
-            // Told before the change: read it once the change (one block on the context) is over.
-            context.async { self.track() }
+        // Told before the change: read it once the change (one block on the context) is over.
+        let told: @Sendable () -> Void = { [self] in context.async { self.track() } }
+        let line: String
+        if let reading {
+            withObservationTracking({ reading(resource) }, onChange: told)
+            line = Self.describe(resource)
+        } else {
+            line = withObservationTracking({ Self.describe(resource) }, onChange: told)
         }
         changed.lock()
-        lines.withLock { if $0.last != line { $0.append(line) } }
+        lines.withLock { if reading != nil || $0.last != line { $0.append(line) } }
         changed.broadcast()
         changed.unlock()
     }
@@ -114,3 +123,4 @@ final class ResourceRecorder<R: Request>: Sendable where R.ResponseType == Text 
         return true
     }
 }
+

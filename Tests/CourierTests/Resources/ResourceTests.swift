@@ -117,6 +117,33 @@ final class ResourceTests: XCTestCase {
         XCTAssertTrue(resource.isStale)
     }
 
+    func testAScreenThatShowsOnlyThePhaseIsToldOfEachChangeOfItAndNotOfARefreshBehindAValue() {
+        // Given a screen that reads only the phase of a resource whose origin answers when told
+        let transport = StubTransport { _ in .hold }
+        let resource = queue(transport, cached: false).resource(CachedRequest(path: "/profile"), options: options)
+        let recorder = ResourceRecorder(resource, on: context, reading: { _ = $0.phase })
+        // Two turns of the context: the change, then what its observer queued.
+        func settle() { onContext {}; onContext {} }
+
+        // When it loads, the answer comes, and it loads again behind the value
+        resource.load()
+        XCTAssertTrue(transport.waitForStarts(1))
+        settle()
+        transport.releaseOldest(with: text("v1", maxAge: 60))
+        XCTAssertTrue(recorder.wait(until: { $0.count == 3 }))
+        resource.load()
+        XCTAssertTrue(transport.waitForStarts(1))
+        settle()
+        let beforeTheAnswer = recorder.all
+        transport.releaseOldest(with: text("v2", maxAge: 60))
+        XCTAssertTrue(recorder.wait(until: { $0.count == 4 }))
+
+        // Then it was told of idle → loading (no value yet, so the phase changed) and of each
+        // value, but not of the second load's start, which left the phase loaded
+        XCTAssertEqual(beforeTheAnswer, ["idle - -", "loading - - loading", "loaded v1 network"])
+        XCTAssertEqual(recorder.all, ["idle - -", "loading - - loading", "loaded v1 network", "loaded v2 network"])
+    }
+
     func testAFailureKeepsTheLastValueBesideTheError() {
         // Given a resource showing v1
         let answers = Locked([text("v1"), StubTransport.Reply.failure(.notConnectedToInternet)])
