@@ -119,3 +119,26 @@ func cacheFigure(_ bench: Bench) -> [Row] {
                 + "(evicting the oldest)" + errorNote),
     ]
 }
+
+/// A child for profiling (`perf stat`, callgrind): `count` requests one at a time, each to a new
+/// URL, through a queue with the cache (`miss-cached`: each looked up, sent, stored) or without.
+func cacheMissChild(cached: Bool, count: Int, baseURL: URL) -> ChildReport {
+    var configuration = CourierTransport.curl.configuration(label: "CourierBench.cache.miss", maxConcurrentRequests: 1)
+    configuration.cache = cached ? ResponseCache() : nil
+    let queue = RequestQueue(configuration: configuration, baseURL: baseURL)
+    _ = blockingAwait { try? await queue.send(UniqueSmallRequest(number: -1)) }
+    var report = ChildReport()
+    report.count = count
+    let start = now()
+    let round = blockingAwait {
+        var round = LatencyRound()
+        for number in 0..<count {
+            do { _ = try await queue.send(UniqueSmallRequest(number: number)) } catch { round.failed("\(error)") }
+        }
+        return round
+    }
+    report.seconds = now() - start
+    report.errors = round.errors
+    report.firstError = round.firstError
+    return report
+}

@@ -78,6 +78,7 @@ func runChild(_ arguments: [String]) -> Never {
     case "resources-memory", "resources-memory-shared":
         resourceMemoryChild(count: count, baseURL: baseURL, distinct: kind == "resources-memory")
     case "resource-load", "resource-send": resourceLoadChild(kind: kind, count: count, baseURL: baseURL)
+    case "miss-cached", "miss-uncached": cacheMissChild(cached: kind == "miss-cached", count: count, baseURL: baseURL)
     case "tls-connect-curl":
         tlsConnectChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "load-raw", "load-curl", "load-urlsession", "load-send-curl", "load-send-urlsession":

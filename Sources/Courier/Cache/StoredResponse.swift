@@ -79,33 +79,59 @@ enum CacheKey {
 
     /// Whether a URL's text is its key already (the usual case, checked byte by byte because
     /// parsing it into components costs microseconds on every cache hit): `http` or `https`, a
-    /// lowercase host without user info, no default port, a path, and no fragment.
+    /// lowercase host without user info, no default port, a path, and no fragment. One pass over
+    /// the bytes in place (a `Span`), allocating nothing: it runs for every request the cache sees.
     static func isCanonical(_ text: String) -> Bool {
-        var bytes = text.utf8[...]
-        let scheme: String
-        if bytes.starts(with: "https://".utf8) {
-            scheme = "https"
-            bytes = bytes.dropFirst(8)
-        } else if bytes.starts(with: "http://".utf8) {
-            scheme = "http"
-            bytes = bytes.dropFirst(7)
+        let bytes = text.utf8.span
+        let http = "http://".utf8, https = "https://".utf8
+        let authorityStart: Int
+        if bytes.count > https.count, bytes.starts(with: https) {
+            authorityStart = https.count
+        } else if bytes.count > http.count, bytes.starts(with: http) {
+            authorityStart = http.count
         } else {
             return false
         }
         // The authority: lowercase host characters and an optional port; anything unusual
         // (user info, IPv6 brackets, upper case, percent-encoding) takes the slow path.
-        var authority: [UInt8] = []
-        while let byte = bytes.first, byte != UInt8(ascii: "/") {
+        var index = authorityStart
+        while index < bytes.count, bytes[index] != UInt8(ascii: "/") {
+            let byte = bytes[index]
             guard byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
                     || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
             else { return false }
-            authority.append(byte)
-            bytes = bytes.dropFirst()
+            index += 1
         }
-        guard !authority.isEmpty, authority.first != UInt8(ascii: ":"), !bytes.isEmpty, !bytes.contains(UInt8(ascii: "#"))
-        else { return false }
-        let defaultPort = (scheme == "http" ? ":80" : ":443").utf8
-        return !authority.reversed().starts(with: defaultPort.reversed())
+        let authorityEnd = index
+        guard authorityEnd > authorityStart, bytes[authorityStart] != UInt8(ascii: ":"), authorityEnd < bytes.count else { return false }
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "#") { return false }
+            index += 1
+        }
+        let defaultPort = authorityStart == https.count ? ":443".utf8 : ":80".utf8
+        return !bytes.ends(authorityEnd, with: defaultPort)
+    }
+}
+
+private extension Span<UInt8> {
+    func starts(with prefix: String.UTF8View) -> Bool {
+        var index = 0
+        for byte in prefix {
+            guard index < count, self[index] == byte else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// Whether the bytes before `end` end with `suffix`.
+    func ends(_ end: Int, with suffix: String.UTF8View) -> Bool {
+        guard end >= suffix.count else { return false }
+        var index = end - suffix.count
+        for byte in suffix {
+            guard self[index] == byte else { return false }
+            index += 1
+        }
+        return true
     }
 }
 

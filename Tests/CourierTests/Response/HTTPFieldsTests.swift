@@ -61,6 +61,23 @@ final class HTTPFieldsTests: XCTestCase {
         XCTAssertEqual(HTTPFields(["b": "2", "a": "1"]).map(\.name), ["a", "b"], "a dictionary has no order: sorted by name")
     }
 
+    func testTheDictionaryOfManyFieldsJoinsAsTheDictionaryOfFew() {
+        // Given 100 fields of 40 names, the later ones in upper case, past the point where the
+        // dictionary stops comparing fields pairwise and indexes them
+        XCTAssertLessThan(HTTPFields.linearScanLimit, 100)
+        let fields = HTTPFields((0..<100).map { index in
+            let name = "x-name-\(index % 40)"
+            return HTTPField(name: index < 40 ? name : name.uppercased(), value: "\(index)")
+        })
+
+        // Then each name is there once, under its first spelling, its values joined in order
+        let dictionary = fields.dictionary
+        XCTAssertEqual(dictionary.count, 40)
+        XCTAssertEqual(dictionary["x-name-1"], "1, 41, 81")
+        XCTAssertEqual(dictionary["x-name-39"], "39, 79")
+        XCTAssertNil(dictionary["X-NAME-1"])
+    }
+
     func testEqualityIsByFieldsInOrder() {
         let one: HTTPFields = ["A": "1", "B": "2"]
         XCTAssertEqual(one, ["A": "1", "B": "2"])
