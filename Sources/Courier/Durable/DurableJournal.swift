@@ -71,6 +71,8 @@ final class DurableJournal: Sendable {
 
     /// Deliveries of durable results under way, and whether the queue asked to close.
     private let deliveries = Locked<(running: Int, closing: Bool)>((0, false))
+    /// Results seen whose notes are not yet written (see ``beginDelivery(of:)``).
+    private let seenNotes = Locked<[String]>([])
 
     /// A durable result is being handed to observers. The journal stays open (the queue's close
     /// waits) until the returned closure is called, once, at the delivery's end, saying whether
@@ -80,7 +82,21 @@ final class DurableJournal: Sendable {
         deliveries.withLock { $0.running += 1 }
         return { seen in
             if seen, case .success(let journal) = self.opened {
-                self.writes.async { try? journal.markDelivered(journalID) }
+                // Noted in batches: results come in bursts (a queue of writes ends together when
+                // their origin comes back), and one note at a time on the serial write queue
+                // waited for a flush each, so the notes trailed the deliveries by a hundred, all
+                // given again after a crash. The first note of a batch schedules the write, which
+                // takes every note queued by the time it runs.
+                let first = self.seenNotes.withLock { notes in
+                    notes.append(journalID)
+                    return notes.count == 1
+                }
+                if first {
+                    self.writes.async {
+                        let notes = self.seenNotes.withLock { notes in defer { notes = [] }; return notes }
+                        try? journal.markDelivered(notes)
+                    }
+                }
             }
             let closes = self.deliveries.withLock { deliveries in
                 deliveries.running -= 1

@@ -31,14 +31,27 @@ final class GroupCommit<Work: Sendable, Outcome: Sendable>: @unchecked Sendable 
 
     /// Queues `work` and returns once it was committed, as part of a group.
     func submit(_ work: Work) -> Result<Outcome, JournalError> {
+        submit(contentsOf: [work])[0]
+    }
+
+    /// Queues several items and returns once all were committed, in one group or more; their
+    /// results in their order. For a caller with a batch of its own (notes of results seen,
+    /// which come in bursts): submitted one by one from one thread, each would wait for a flush.
+    func submit(contentsOf works: [Work]) -> [Result<Outcome, JournalError>] {
         condition.lock()
         defer { condition.unlock() }
-        let ticket = nextTicket
-        nextTicket += 1
-        queued.append((ticket, work))
-        didQueue?(queued.count)
+        var tickets: [Int] = []
+        tickets.reserveCapacity(works.count)
+        for work in works {
+            tickets.append(nextTicket)
+            queued.append((nextTicket, work))
+            nextTicket += 1
+            didQueue?(queued.count)
+        }
         while true {
-            if let result = finished.removeValue(forKey: ticket) { return result }
+            if tickets.allSatisfy({ finished[$0] != nil }) {
+                return tickets.map { finished.removeValue(forKey: $0)! }
+            }
             if committing {
                 condition.wait()
                 continue

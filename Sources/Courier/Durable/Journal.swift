@@ -184,6 +184,13 @@ final class Journal: Sendable {
         _ = try writes.submit(.delivered(requestID: requestID)).get()
     }
 
+    /// Notes that the app has seen these requests' results, in one transaction (with whatever
+    /// else is being committed). A note that cannot be made (an unknown ID) fails alone: the
+    /// first such failure is thrown once the others are made.
+    func markDelivered(_ requestIDs: [String]) throws(JournalError) {
+        for result in writes.submit(contentsOf: requestIDs.map { .delivered(requestID: $0) }) { _ = try result.get() }
+    }
+
     /// Removes results past their retention (`JournalConfiguration`), the ended requests whose
     /// results are gone, and those requests' body copies.
     @discardableResult

@@ -98,6 +98,28 @@ final class JournalGroupCommitTests: JournalTestCase {
         XCTAssertEqual(try journal.results(undeliveredOnly: false).count, 2)
     }
 
+    func testNotesOfSeveralResultsSeenFromOneCallerAreOneTransaction() throws {
+        // Given a journal with three results recorded, counting the groups it commits from then on
+        let groups = Locked<[Int]>([])
+        let armed = Locked(false)
+        let journal = try openJournal(willCommitAppends: { size in
+            if armed.withLock({ $0 }) { groups.withLock { $0.append(size) } }
+        })
+        let entries = try (1...3).map { try journal.append(Self.sampleRequest($0)) }
+        for entry in entries { XCTAssertTrue(try journal.recordResult(entry.requestID, .failure("gone"))) }
+        armed.withLock { $0 = true }
+
+        // When one caller notes all three as seen, and then a batch with an unknown ID among them
+        try journal.markDelivered(entries.map(\.requestID))
+        XCTAssertThrowsError(try journal.markDelivered(["no-such-request", entries[0].requestID]))
+
+        // Then the three notes were one transaction (not one flush each), the batch with the
+        // unknown ID another, and nothing is left undelivered
+        XCTAssertEqual(groups.withLock { $0 }, [3, 2])
+        XCTAssertEqual(try journal.results(undeliveredOnly: true).count, 0)
+        XCTAssertEqual(try journal.results(undeliveredOnly: false).count, 3)
+    }
+
     func testSixteenThreadsAppendingKeepEveryRowOnceInFewerTransactions() throws {
         // Given a journal
         var journal: Journal? = try openJournal()
