@@ -21,6 +21,19 @@ final class RequestErrorDescriptionTests: XCTestCase {
         XCTAssertEqual(error.description, "The request failed before a response arrived: network connection lost (code -1005).")
     }
 
+    func testAStatusErrorShowsItsBodyOnOneLineWithControlCharactersEscaped() {
+        // Given a 404 whose body has line breaks, a tab, a DEL and text beyond ASCII
+        let url = URL(string: "https://example.com/missing")!
+        let response = HTTPURLResponse(url: url, statusCode: 404, httpVersion: "HTTP/1.1", headerFields: [:])!
+        let body = ResponseData(Data("<h1>Not\tFound</h1>\r\n\u{7F}é👍🏽\n".utf8))
+
+        // Then the description escapes the control characters and keeps the rest as it came
+        XCTAssertEqual(RequestError.validationFailed(response, body: body).description,
+                       "The server answered with status 404 (\(HTTPURLResponse.localizedString(forStatusCode: 404))) "
+                       + "from https://example.com/missing; "
+                       + "body: <h1>Not\\tFound</h1>\\r\\n\\u{7F}é👍🏽\\n.")
+    }
+
     func testStreamLimitsSayWhatToRaise() {
         XCTAssertEqual(RequestError.streamLimitExceeded(.lineLength(4)).description,
                        "The stream was stopped: a line was longer than 4 bytes; raise StreamOptions.maximumLineLength "
