@@ -85,9 +85,9 @@ enum CacheKey {
         let bytes = text.utf8.span
         let http = "http://".utf8, https = "https://".utf8
         let authorityStart: Int
-        if bytes.count > https.count, bytes.starts(with: https) {
+        if bytes.starts(with: https) {
             authorityStart = https.count
-        } else if bytes.count > http.count, bytes.starts(with: http) {
+        } else if bytes.starts(with: http) {
             authorityStart = http.count
         } else {
             return false

@@ -181,7 +181,7 @@ final class Journal: Sendable {
 
     /// Notes that the app has seen a request's result.
     func markDelivered(_ requestID: String) throws(JournalError) {
-        _ = try writes.submit(.delivered(requestID: requestID)).get()
+        try markDelivered([requestID])
     }
 
     /// Notes that the app has seen these requests' results, in one transaction (with whatever

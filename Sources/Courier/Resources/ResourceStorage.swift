@@ -48,7 +48,7 @@ struct ResourceStorage {
 /// What observers see of a state, to tell what a change changed: small and without references,
 /// so that a change compares these rather than copies of the whole state (a copy retains its
 /// value, head and error, twice a change).
-struct ResourceMarks: Equatable {
+struct ResourceMarks {
     let valueRevision, errorRevision: UInt32
     let receivedAt: Double?
     let source: ResponseSource?
@@ -60,7 +60,7 @@ struct ResourceMarks: Equatable {
 /// see ``ResourceObservation/Property``), and `isLoading`. The phase is read under the first
 /// name only, so a change of `isLoading` that changes the phase (there is no value yet) changes
 /// the first name too.
-struct ResourceChanges: Equatable {
+struct ResourceChanges {
     let content, isLoading: Bool
 
     init(_ old: ResourceMarks, _ new: ResourceMarks) {

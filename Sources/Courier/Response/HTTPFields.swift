@@ -168,8 +168,6 @@ private struct FoldedName: Hashable {
         self.name = name
     }
 
-    static let cookie = FoldedName("cookie")
-
     static func == (first: FoldedName, second: FoldedName) -> Bool {
         HTTPSyntax.namesEqual(first.name, second.name)
     }
