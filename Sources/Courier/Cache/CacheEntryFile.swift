@@ -23,7 +23,7 @@ import Foundation
 /// | 4 + n | ``StoredResponse/url`` |
 /// | 4 + n | variant block: ``StoredResponse/credentialKey`` (optional string), then |
 /// | 4 + … | ``StoredResponse/secondaryKey``: a `UInt32` count, then each optional string |
-/// | 4 + … | headers: a `UInt32` count, then name and value strings, sorted by name |
+/// | 4 + … | headers: a `UInt32` count, then name and value strings, in order (names may repeat) |
 /// | 8 + n | body: a `UInt64` byte count and the bytes |
 /// | 8 | checksum: XXH64 (seed 0) of every byte before it |
 ///
@@ -130,9 +130,9 @@ enum CacheEntryFile {
         total += 4
         for value in response.secondaryKey { string(value) }
         total += 4
-        for (name, value) in response.headers {
-            string(name)
-            string(value)
+        for field in response.headers {
+            string(field.name)
+            string(field.value)
         }
         total += 8 + response.body.count + 8
         return tooLong ? nil : total
@@ -150,11 +150,10 @@ enum CacheEntryFile {
         append(UInt64(bitPattern: Int64(response.statusCode)), width: 8, to: &bytes)
         append(response.url, to: &bytes)
         appendVariant(of: response, to: &bytes)
-        let headers = response.headers.sorted { $0.key < $1.key }
-        append(UInt64(headers.count), width: 4, to: &bytes)
-        for (name, value) in headers {
-            append(name, to: &bytes)
-            append(value, to: &bytes)
+        append(UInt64(response.headers.count), width: 4, to: &bytes)
+        for field in response.headers {
+            append(field.name, to: &bytes)
+            append(field.value, to: &bytes)
         }
         append(UInt64(response.body.count), width: 8, to: &bytes)
         bytes.append(contentsOf: response.body)
@@ -210,11 +209,10 @@ enum CacheEntryFile {
         }
         let variantHash = XXH64.hash(bytes, variantStart..<reader.offset)
         guard let headerCount = reader.count() else { return nil }
-        var headers: [String: String] = [:]
+        var headers = HTTPFields()
         for _ in 0..<headerCount {
-            guard let name = reader.string() ?? nil, let value = reader.string() ?? nil,
-                  headers.updateValue(value, forKey: name) == nil
-            else { return nil }
+            guard let name = reader.string() ?? nil, let value = reader.string() ?? nil else { return nil }
+            headers.append(value, for: name)
         }
         guard reader.end - reader.offset >= 8, let body = reader.bytes(reader.integer(width: 8)),
               reader.offset == reader.end

@@ -1,14 +1,16 @@
 import Foundation
 
-/// Reads of the header dictionaries the cache rules are given (a request's fields, a response's,
-/// a stored response's), with names compared the way HTTP compares them: case-insensitively
-/// (RFC 9110 §5.1), ASCII letters only, so that no Unicode folding can make two names equal.
+/// Reads of the header fields the cache rules are given, with names compared the way HTTP
+/// compares them: case-insensitively (RFC 9110 §5.1), ASCII letters only, so that no Unicode
+/// folding can make two names equal.
 ///
-/// A dictionary may hold one field under names that differ only in case (the transport keeps
-/// names as they came); such lines are one field, combined with ", " in the byte order of their
-/// names (RFC 9110 §5.3 allows combining), so the result never depends on dictionary order.
+/// A response's fields (received or stored) are ``HTTPFields``, in order, read as its subscript
+/// reads them: several lines of one field combined with ", " in order (RFC 9110 §5.3). A
+/// request's are the dictionary `URLRequest` keeps, which may hold one field under names that
+/// differ only in case; such lines are combined in the byte order of their names, so the result
+/// never depends on dictionary order.
 enum CacheHeaders {
-    /// The value of the field `name`, or nil when there is none.
+    /// The value of the field `name` of a request, or nil when there is none.
     static func value(_ name: String, in headers: [String: String]) -> String? {
         // One pass without allocating: a field is almost always there once or not at all.
         var first: (name: String, value: String)?
@@ -22,20 +24,40 @@ enum CacheHeaders {
             .map(\.value).joined(separator: ", ")
     }
 
+    /// The value of the field `name` of a response, or nil when there is none.
+    static func value(_ name: String, in headers: HTTPFields) -> String? {
+        headers[name]
+    }
+
     /// Whether the field `name` is present (with any value, even empty).
     static func contains(_ name: String, in headers: [String: String]) -> Bool {
         headers.keys.contains { namesEqual($0, name) }
     }
 
-    /// The `Cache-Control` directives of a message; none when it has no such field.
+    /// Whether the field `name` is present in a response (with any value, even empty).
+    static func contains(_ name: String, in headers: HTTPFields) -> Bool {
+        headers.contains(name)
+    }
+
+    /// The `Cache-Control` directives of a request; none when it has no such field.
     static func cacheControl(in headers: [String: String]) -> CacheControl {
         value("Cache-Control", in: headers).map(CacheControl.init) ?? CacheControl()
     }
 
-    /// The field `name` read as an HTTP date, in seconds since 1970; nil when it is absent or not
-    /// a date. `now` (seconds since 1970) settles the century of a two-digit year.
+    /// The `Cache-Control` directives of a response; none when it has no such field.
+    static func cacheControl(in headers: HTTPFields) -> CacheControl {
+        headers["Cache-Control"].map(CacheControl.init) ?? CacheControl()
+    }
+
+    /// The field `name` of a request read as an HTTP date, in seconds since 1970; nil when it is
+    /// absent or not a date. `now` (seconds since 1970) settles the century of a two-digit year.
     static func date(_ name: String, in headers: [String: String], now: Double) -> Double? {
         value(name, in: headers).flatMap { date($0, now: now) }
+    }
+
+    /// The field `name` of a response read as an HTTP date (see the request's ``date(_:in:now:)``).
+    static func date(_ name: String, in headers: HTTPFields, now: Double) -> Double? {
+        headers[name].flatMap { date($0, now: now) }
     }
 
     /// An HTTP date in seconds since 1970, or nil when `text` is not one.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -69,12 +70,13 @@ final class CacheLayer: Transport {
             guard case .success(let response) = result else { return }
             let responseTime = cache.clock()
             if response.head.status == 304 {
-                if let freshened = Revalidation.freshened(stored, with: response.fieldDictionary,
+                if let freshened = Revalidation.freshened(stored, with: response.head.headerFields,
                                                           requestTime: requestTime, responseTime: responseTime) {
                     cache.store(freshened)
                 }
             } else {
-                store(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime)
+                store(response, for: request, requestHeaders: request.urlRequest.allHTTPHeaderFields ?? [:], key: key,
+                      requestTime: requestTime, responseTime: responseTime)
             }
         }
         let isFirst = revalidations.withLock { tasks in
@@ -92,7 +94,7 @@ final class CacheLayer: Transport {
         let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
                           responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
         if let head = heads.withLock({ $0[key] }) { return head }
-        var fields = HTTPFields(stored.headers)
+        var fields = stored.headers
         fields["Age"] = String(age)
         let head = ResponseHead(status: stored.statusCode, headerFields: fields, url: url)
         heads.withLock { heads in
@@ -106,10 +108,9 @@ final class CacheLayer: Transport {
 
     /// Stores a response to a request if the rules allow it; forgets the stored one a
     /// `no-store` answer replaces.
-    fileprivate func store(_ response: TransportResponse, for request: TransportRequest, key: String,
-                           requestTime: Double, responseTime: Double) {
-        let requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
-        let headers = response.fieldDictionary
+    fileprivate func store(_ response: TransportResponse, for request: TransportRequest, requestHeaders: [String: String],
+                           key: String, requestTime: Double, responseTime: Double) {
+        let headers = response.head.headerFields
         switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
                                   statusCode: response.head.status, responseHeaders: headers) {
         case .store(let bindsCredentials):
@@ -130,9 +131,9 @@ final class CacheLayer: Transport {
     /// Forgets what a request with an unsafe method changed (RFC 9111 §4.4).
     fileprivate func invalidate(after response: TransportResponse, to request: TransportRequest) {
         let method = request.urlRequest.httpMethod ?? "GET"
-        guard !Invalidation.safeMethods.contains(method), let url = request.urlRequest.url else { return }
+        guard !Invalidation.isSafe(method), let url = request.urlRequest.url else { return }
         for key in Invalidation.invalidatedKeys(method: method, requestURL: url,
-                                                statusCode: response.head.status, responseHeaders: response.fieldDictionary) {
+                                                statusCode: response.head.status, responseHeaders: response.head.headerFields) {
             cache.remove(key)
         }
     }
@@ -149,14 +150,19 @@ private final class CacheTask: TransportTask {
 
     private let layer: CacheLayer
     private let request: TransportRequest
+    /// The request's fields, which the lookup and the storing both read (a `URLRequest` makes a
+    /// new dictionary each time it is asked).
+    private let requestHeaders: [String: String]
     private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
-    private let completed = Once()
+    /// Whether the task has answered: held here, not in a ``Once`` (an allocation more per request).
+    private let completed = Atomic<Bool>(false)
     private let state = Locked(State())
 
     init(layer: CacheLayer, request: TransportRequest,
          completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
         self.layer = layer
         self.request = request
+        requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
         self.completion = completion
     }
 
@@ -179,7 +185,7 @@ private final class CacheTask: TransportTask {
         let urlRequest = request.urlRequest
         let cache = layer.cache
         guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(key: nil) }
-        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
+        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: requestHeaders)
         let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup) : []
         let policy = request.context.cachePolicy
         let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: cache.clock(),
@@ -226,7 +232,7 @@ private final class CacheTask: TransportTask {
     /// Answers the app's own conditional request with a `304` made from `stored`, without a body.
     private func answer(notModified stored: StoredResponse, _ freshness: CacheFreshness) {
         let url = request.urlRequest.url ?? URL(string: stored.url)!
-        var fields = HTTPFields(ConditionalRequest.notModifiedHeaders(of: stored))
+        var fields = ConditionalRequest.notModifiedHeaders(of: stored)
         fields["Age"] = String(currentAge(of: stored))
         var response = TransportResponse(head: ResponseHead(status: 304, headerFields: fields, url: url), body: Data())
         response.source = .cache(freshness)
@@ -279,7 +285,6 @@ private final class CacheTask: TransportTask {
                           fallback: StoredResponse?, requestTime: Double, responseTime: Double) {
         state.withLock { $0.inner = nil }  // it held this task's completion, and this task held it
         let cache = layer.cache
-        let requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
         let response: TransportResponse
         switch result {
         case .failure(let error):
@@ -295,7 +300,7 @@ private final class CacheTask: TransportTask {
         }
         let status = response.head.status
         if let validating, status == 304 {
-            guard let freshened = Revalidation.freshened(validating, with: response.fieldDictionary,
+            guard let freshened = Revalidation.freshened(validating, with: response.head.headerFields,
                                                          requestTime: requestTime, responseTime: responseTime) else {
                 // The 304 speaks of another response than the one stored: ask again, without validators.
                 return send(key: key, fallback: fallback)
@@ -308,19 +313,15 @@ private final class CacheTask: TransportTask {
                                                   heuristicLimit: cache.heuristicFreshnessLimit) {
             return answer(with: fallback, .stale)
         }
-        if let key { layer.store(response, for: request, key: key, requestTime: requestTime, responseTime: responseTime) }
+        if let key {
+            layer.store(response, for: request, requestHeaders: requestHeaders, key: key, requestTime: requestTime,
+                        responseTime: responseTime)
+        }
         layer.invalidate(after: response, to: request)
         finish(.success(response))
     }
 
     private func finish(_ result: Result<TransportResponse, RequestError>) {
-        if completed.take() { completion(result) }
-    }
-}
-
-extension TransportResponse {
-    /// The response's header fields as one dictionary, as the cache stores and reads them.
-    var fieldDictionary: [String: String] {
-        head.fieldDictionary
+        if !completed.exchange(true, ordering: .acquiringAndReleasing) { completion(result) }
     }
 }

@@ -84,6 +84,10 @@ enum CacheLookup {
     static func decide(stored: [StoredResponse], request: CacheRequest, policy: CachePolicy, now: Double,
                        heuristicLimit: Double) -> CacheDecision {
         let network: CacheDecision = policy == .onlyCached ? .unavailable : .load
+        // Nothing stored (every first request for a URL): whatever else the request says, it goes
+        // to the network, or fails under `onlyCached`, unless `only-if-cached` makes a
+        // `useProtocol` request fail; the rules below decide that case.
+        if stored.isEmpty, policy != .useProtocol || !requestDirectives(request.headers).onlyIfCached { return network }
         guard request.method == "GET",
               !ConditionalRequest.originOnlyFields.contains(where: { CacheHeaders.contains($0, in: request.headers) }),
               !CacheHeaders.contains("Range", in: request.headers), policy != .reload else { return network }

@@ -56,9 +56,9 @@ enum ConditionalRequest {
     /// The fields of a `304` answering for `stored` (RFC 9110 §15.4.5): those a 200 would carry
     /// of `Cache-Control`, `Content-Location`, `Date`, `ETag`, `Expires` and `Vary`, and
     /// `Last-Modified` when there is no `ETag`.
-    static func notModifiedHeaders(of stored: StoredResponse) -> [String: String] {
+    static func notModifiedHeaders(of stored: StoredResponse) -> HTTPFields {
         var names = ["Cache-Control", "Content-Location", "Date", "ETag", "Expires", "Vary"]
         if Revalidation.entityTag(of: stored.headers) == nil { names.append("Last-Modified") }
-        return stored.headers.filter { field in names.contains { CacheHeaders.namesEqual($0, field.key) } }
+        return HTTPFields(stored.headers.filter { field in names.contains { CacheHeaders.namesEqual($0, field.name) } })
     }
 }

@@ -46,8 +46,13 @@ struct Freshness: Hashable, Sendable {
     /// How long ago the response became stale, in seconds; 0 while it is fresh.
     var staleness: Double { max(0, age - lifetime) }
 
-    /// The status codes RFC 9110 §15.1 defines as heuristically cacheable.
-    static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    /// Whether RFC 9110 §15.1 defines a status code as heuristically cacheable.
+    static func isHeuristicallyCacheable(_ status: Int) -> Bool {
+        switch status {
+        case 200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501: true
+        default: false
+        }
+    }
 }
 
 extension Freshness {
@@ -76,7 +81,7 @@ extension Freshness {
             if let expires {
                 let expiry = CacheHeaders.date(expires, now: now)
                 (lifetime, isHeuristic) = (expiry.map { max(0, $0 - dateValue) } ?? 0, false)
-            } else if Self.heuristicallyCacheableStatuses.contains(stored.statusCode)
+            } else if Self.isHeuristicallyCacheable(stored.statusCode)
                         || directives.isPublic || directives.privateScope != nil,
                       let lastModified = CacheHeaders.date("Last-Modified", in: headers, now: now),
                       lastModified < dateValue {

@@ -3,9 +3,15 @@ import Foundation
 /// Which stored responses a request that may change the origin's state makes obsolete:
 /// RFC 9111 §4.4.
 enum Invalidation {
-    /// The methods RFC 9110 §9.2.1 defines as safe; every other method, known or not, is treated
-    /// as unsafe (§4.4: "including methods whose safety is unknown"). Methods are case-sensitive.
-    static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
+    /// Whether RFC 9110 §9.2.1 defines a method as safe; every other method, known or not, is
+    /// treated as unsafe (§4.4: "including methods whose safety is unknown"). Methods are
+    /// case-sensitive.
+    static func isSafe(_ method: String) -> Bool {
+        switch method {
+        case "GET", "HEAD", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
 
     /// The primary keys (``CacheKey/make(for:)``) whose stored responses are to be removed after
     /// a request with `method` to `requestURL` got a response with `statusCode` and
@@ -20,8 +26,8 @@ enum Invalidation {
     /// reads a reference (which percent-encodes a stray space rather than refuse it: harmless, as
     /// the origin check still applies); one it cannot read is ignored. No key is listed twice.
     static func invalidatedKeys(method: String, requestURL: URL, statusCode: Int,
-                                responseHeaders: [String: String]) -> [String] {
-        guard !safeMethods.contains(method), (200...399).contains(statusCode),
+                                responseHeaders: HTTPFields) -> [String] {
+        guard !isSafe(method), (200...399).contains(statusCode),
               let target = CacheKey.make(for: requestURL) else { return [] }
         var keys = [target]
         for field in ["Location", "Content-Location"] {

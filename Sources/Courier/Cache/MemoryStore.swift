@@ -38,15 +38,21 @@ final class MemoryStore: CacheStore {
     }
 
     func store(_ response: StoredResponse) {
-        let cost = response.cost
+        store(response, cost: response.cost)
+    }
+
+    /// ``store(_:)`` with the response's ``StoredResponse/cost``, which the caller has computed.
+    func store(_ response: StoredResponse, cost: Int) {
         guard cost <= capacity else { return }
-        entries.withLock { entries in
-            if let same = entries.slots(of: response.url).first(where: { entries[$0].response.isSameVariant(as: response) }) {
-                entries.remove(same)
-            }
-            entries.insert(Entry(response: response, cost: cost))
-            _ = entries.evict(toFit: capacity)
+        // What this replaces and evicts is released after the lock: freeing a response's storage
+        // under it would hold up every lookup meanwhile.
+        let released = entries.withLock { entries in
+            let replaced = entries.insert(Entry(response: response, cost: cost)) { $0.response.isSameVariant(as: response) }.replaced
+            var released = entries.evict(toFit: capacity)
+            if let replaced { released.append(replaced) }
+            return released
         }
+        withExtendedLifetime(released) {}
     }
 
     func removeResponses(for url: String) {

@@ -132,7 +132,7 @@ public final class ResponseCache: Sendable {
         let cost = response.cost
         if let memory {
             if cost <= memory.capacity / 8 {
-                memory.store(response)
+                memory.store(response, cost: cost)
             } else {
                 // A smaller variant stored earlier must not outlive the one replacing it.
                 memory.removeResponses(for: response.url)

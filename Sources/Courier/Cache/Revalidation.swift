@@ -61,25 +61,26 @@ enum Revalidation {
     /// 304 without `Date` is dated when it was received (RFC 9110 §6.6.1: a recipient records
     /// that time and appends `Date` to a message it caches); otherwise the old values would make
     /// the freshened response as old as before.
-    static func freshened(_ stored: StoredResponse, with notModifiedHeaders: [String: String],
+    static func freshened(_ stored: StoredResponse, with notModifiedHeaders: HTTPFields,
                           requestTime: Double, responseTime: Double) -> StoredResponse? {
         guard selects(notModifiedHeaders, stored, now: responseTime) else { return nil }
-        let listedInConnection = (CacheHeaders.value("Connection", in: notModifiedHeaders) ?? "")
+        let listedInConnection = (notModifiedHeaders["Connection"] ?? "")
             .split(separator: ",").map { lowercased(CacheHeaders.trimmed($0)) }
         let excluded = nonUpdatedFields.union(listedInConnection)
+        let updates = notModifiedHeaders.filter { !excluded.contains(lowercased($0.name)) }
 
+        // The stored fields the 304 does not replace, in their order, then the 304's own (every
+        // line of a repeated name, in its order).
         var updated = stored
-        for (name, value) in notModifiedHeaders where !excluded.contains(lowercased(name)) {
-            updated.headers = updated.headers.filter { !CacheHeaders.namesEqual($0.key, name) }
-            updated.headers[name] = value
+        var fields = HTTPFields(stored.headers.filter { field in
+            !updates.contains { CacheHeaders.namesEqual($0.name, field.name) }
+        })
+        for field in updates { fields.append(field) }
+        if !notModifiedHeaders.contains("Age") { fields.removeAll(named: "Age") }
+        if !notModifiedHeaders.contains("Date") {
+            fields["Date"] = HTTPDate.format(secondsSince1970: Int64(responseTime.rounded(.down)))
         }
-        if !CacheHeaders.contains("Age", in: notModifiedHeaders) {
-            updated.headers = updated.headers.filter { !CacheHeaders.namesEqual($0.key, "Age") }
-        }
-        if !CacheHeaders.contains("Date", in: notModifiedHeaders) {
-            updated.headers = updated.headers.filter { !CacheHeaders.namesEqual($0.key, "Date") }
-            updated.headers["Date"] = HTTPDate.format(secondsSince1970: Int64(responseTime.rounded(.down)))
-        }
+        updated.headers = fields
         updated.requestTime = requestTime
         updated.responseTime = responseTime
         return updated
@@ -93,7 +94,7 @@ enum Revalidation {
     ]
 
     /// Whether a 304 with `headers` selects `stored` for update (§4.3.4; see ``freshened``).
-    static func selects(_ headers: [String: String], _ stored: StoredResponse, now: Double) -> Bool {
+    static func selects(_ headers: HTTPFields, _ stored: StoredResponse, now: Double) -> Bool {
         let storedTag = entityTag(of: stored.headers)
         let storedDate = CacheHeaders.date("Last-Modified", in: stored.headers, now: now)
         if let tag = entityTag(of: headers) {
@@ -147,8 +148,8 @@ enum Revalidation {
     // MARK: Entity tags
 
     /// A message's `ETag`, or nil when it has none or a blank one.
-    static func entityTag(of headers: [String: String]) -> String? {
-        guard let value = CacheHeaders.value("ETag", in: headers), !CacheHeaders.trimmed(value).isEmpty else { return nil }
+    static func entityTag(of headers: HTTPFields) -> String? {
+        guard let value = headers["ETag"], !CacheHeaders.trimmed(value).isEmpty else { return nil }
         return value
     }
 

@@ -36,9 +36,13 @@ enum Storability {
     /// `must-understand` (§5.2.2.3): those RFC 9110 §15 defines, whose only caching rule is
     /// whether they are heuristically cacheable, except 206 (Courier does not implement ranges)
     /// and 304 (it freshens a stored response and is never stored itself); 305, 306 and 418 are
-    /// deprecated or unused.
-    static let understoodStatuses: Set<Int> = Set([200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 307, 308])
-        .union(400...417).union([421, 422, 426]).union(500...505)
+    /// deprecated or unused. (A `switch`, not a `Set`: it is asked for every response.)
+    static func isUnderstood(_ status: Int) -> Bool {
+        switch status {
+        case 200...205, 300...303, 307, 308, 400...417, 421, 422, 426, 500...505: true
+        default: false
+        }
+    }
 
     /// What the cache does with the response to a request.
     /// - Parameters:
@@ -47,7 +51,7 @@ enum Storability {
     ///   - statusCode: The response's status code.
     ///   - responseHeaders: The response's header fields.
     static func decide(method: String, requestHeaders: [String: String], statusCode: Int,
-                       responseHeaders: [String: String]) -> StoreDecision {
+                       responseHeaders: HTTPFields) -> StoreDecision {
         guard method == "GET" else { return .doNotStore(.methodNotCacheable) }
         guard statusCode >= 200 else { return .doNotStore(.statusNotFinal) }
         if statusCode == 206 || CacheHeaders.contains("Range", in: requestHeaders) {
@@ -57,7 +61,7 @@ enum Storability {
 
         let request = CacheHeaders.cacheControl(in: requestHeaders)
         let response = CacheHeaders.cacheControl(in: responseHeaders)
-        let understood = understoodStatuses.contains(statusCode)
+        let understood = isUnderstood(statusCode)
         if request.noStore || (response.noStore && !(response.mustUnderstand && understood)) {
             return .doNotStore(.noStore)
         }
@@ -66,7 +70,7 @@ enum Storability {
         }
         let allowed = response.isPublic || response.privateScope != nil || response.maxAgeDirective != nil
             || CacheHeaders.contains("Expires", in: responseHeaders)
-            || Freshness.heuristicallyCacheableStatuses.contains(statusCode)
+            || Freshness.isHeuristicallyCacheable(statusCode)
         guard allowed, statusCode != 304, understood || !response.mustUnderstand else {
             return .doNotStore(.notCacheableStatus)
         }

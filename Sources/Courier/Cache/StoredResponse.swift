@@ -11,9 +11,9 @@ struct StoredResponse: Sendable, Hashable {
     var url: String
     /// The status code (only final statuses the cache may store).
     var statusCode: Int
-    /// The response's header fields as the transport handed them over: names as they came,
-    /// several lines of one field combined with ", ".
-    var headers: [String: String]
+    /// The response's header fields as the transport handed them over: in order, names as they
+    /// came, repeated names kept.
+    var headers: HTTPFields
     /// The whole body, decoded from any content coding the transport asked for.
     var body: Data
     /// When the request that got this response was sent, in seconds since 1970
@@ -32,7 +32,7 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The value of a header field, its name compared case-insensitively.
     func header(_ name: String) -> String? {
-        CacheHeaders.value(name, in: headers)
+        headers[name]
     }
 
     /// The stored response's `Vary`; fields none when it has no `Vary` field.
@@ -43,11 +43,11 @@ struct StoredResponse: Sendable, Hashable {
     /// What the response costs a store, in bytes: an estimate of the memory it takes, so that a
     /// memory store's capacity bounds the process's memory. Measured on Linux: besides the body
     /// and the text, a stored response takes about 320 bytes of its own (the value, the store's
-    /// index and use order), and each header field about 64 (its dictionary slot and string
-    /// storage); the URL is kept twice (the response and the index).
+    /// index and use order), and each header field about 64 (its slot and string storage); the
+    /// URL is kept twice (the response and the index).
     var cost: Int {
         var total = body.count + 2 * url.utf8.count + 320
-        for (name, value) in headers { total += name.utf8.count + value.utf8.count + 64 }
+        for field in headers { total += field.name.utf8.count + field.value.utf8.count + 64 }
         for value in secondaryKey { total += (value?.utf8.count ?? 0) + 16 }
         total += credentialKey?.utf8.count ?? 0
         return total
@@ -83,23 +83,29 @@ enum CacheKey {
     /// the bytes in place (a `Span`), allocating nothing: it runs for every request the cache sees.
     static func isCanonical(_ text: String) -> Bool {
         let bytes = text.utf8.span
-        let http = "http://".utf8, https = "https://".utf8
-        let authorityStart: Int
-        if bytes.starts(with: https) {
-            authorityStart = https.count
-        } else if bytes.starts(with: http) {
-            authorityStart = http.count
-        } else {
-            return false
-        }
+        // `http://` or `https://`, compared byte by byte (stepping a literal's `UTF8View` costs
+        // more than the rest of the scan).
+        guard bytes.count > 8, bytes[0] == UInt8(ascii: "h"), bytes[1] == UInt8(ascii: "t"),
+              bytes[2] == UInt8(ascii: "t"), bytes[3] == UInt8(ascii: "p") else { return false }
+        let secure = bytes[4] == UInt8(ascii: "s")
+        let colon = secure ? 5 : 4
+        guard bytes[colon] == UInt8(ascii: ":"), bytes[colon + 1] == UInt8(ascii: "/"),
+              bytes[colon + 2] == UInt8(ascii: "/") else { return false }
+        let authorityStart = colon + 3
         // The authority: lowercase host characters and an optional port; anything unusual
         // (user info, IPv6 brackets, upper case, percent-encoding) takes the slow path.
         var index = authorityStart
+        var lastColon = -1
         while index < bytes.count, bytes[index] != UInt8(ascii: "/") {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
-                    || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-            else { return false }
+            switch bytes[index] {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                 UInt8(ascii: "."):
+                break
+            case UInt8(ascii: ":"):
+                lastColon = index
+            default:
+                return false
+            }
             index += 1
         }
         let authorityEnd = index
@@ -108,30 +114,14 @@ enum CacheKey {
             if bytes[index] == UInt8(ascii: "#") { return false }
             index += 1
         }
-        let defaultPort = authorityStart == https.count ? ":443".utf8 : ":80".utf8
-        return !bytes.ends(authorityEnd, with: defaultPort)
-    }
-}
-
-private extension Span<UInt8> {
-    func starts(with prefix: String.UTF8View) -> Bool {
-        var index = 0
-        for byte in prefix {
-            guard index < count, self[index] == byte else { return false }
-            index += 1
-        }
-        return true
-    }
-
-    /// Whether the bytes before `end` end with `suffix`.
-    func ends(_ end: Int, with suffix: String.UTF8View) -> Bool {
-        guard end >= suffix.count else { return false }
-        var index = end - suffix.count
-        for byte in suffix {
-            guard self[index] == byte else { return false }
-            index += 1
-        }
-        return true
+        // No default port: `:443` for https, `:80` for http.
+        guard lastColon >= 0 else { return true }
+        let port = (lastColon + 1)..<authorityEnd
+        let isDefault = secure
+            ? port.count == 3 && bytes[port.lowerBound] == UInt8(ascii: "4") && bytes[port.lowerBound + 1] == UInt8(ascii: "4")
+                && bytes[port.lowerBound + 2] == UInt8(ascii: "3")
+            : port.count == 2 && bytes[port.lowerBound] == UInt8(ascii: "8") && bytes[port.lowerBound + 1] == UInt8(ascii: "0")
+        return !isDefault
     }
 }
 

@@ -11,8 +11,9 @@ protocol UseOrderEntry {
 ///
 /// A doubly linked list threaded through an array of slots, so that inserting, using (moving to
 /// the newest end), removing and finding the oldest are O(1) with no allocation per node and no
-/// reference counting of nodes; a dictionary from group to slots finds a URL's variants. A slot
-/// number stays valid until its entry is removed; a later insert reuses it.
+/// reference counting of nodes; a dictionary from group to its newest slot, and a list through
+/// the slots of each group, find a URL's variants (usually one) with one lookup and no array per
+/// group. A slot number stays valid until its entry is removed; a later insert reuses it.
 struct UseOrder<Entry: UseOrderEntry> {
     private struct Slot {
         var entry: Entry?
@@ -20,14 +21,16 @@ struct UseOrder<Entry: UseOrderEntry> {
         var older: Int
         /// The slot used just after this one, or -1.
         var newer: Int
+        /// The next slot of the same group (inserted before this one), or -1.
+        var nextInGroup: Int
     }
 
     private var slots: [Slot] = []
     private var free: [Int] = []
     private var newest = -1
     private var oldest = -1
-    /// The slots of each group, the most recently inserted first.
-    private var groups: [Entry.Group: [Int]] = [:]
+    /// The most recently inserted slot of each group; the others follow through `nextInGroup`.
+    private var groups: [Entry.Group: Int] = [:]
 
     /// The entries' total cost.
     private(set) var size = 0
@@ -40,24 +43,42 @@ struct UseOrder<Entry: UseOrderEntry> {
 
     /// A group's slots, the most recently inserted first; empty for a group with none.
     func slots(of group: Entry.Group) -> [Int] {
-        groups[group] ?? []
+        var slot = groups[group] ?? -1
+        var found: [Int] = []
+        while slot >= 0 {
+            found.append(slot)
+            slot = slots[slot].nextInGroup
+        }
+        return found
     }
 
     /// Adds an entry as the most recently used one, and the first of its group; returns its slot.
     @discardableResult
     mutating func insert(_ entry: Entry) -> Int {
-        let slot: Int
-        if let reused = free.popLast() {
-            slot = reused
-            slots[slot] = Slot(entry: entry, older: -1, newer: -1)
-        } else {
-            slot = slots.count
-            slots.append(Slot(entry: entry, older: -1, newer: -1))
-        }
+        insert(entry, replacing: { _ in false }).slot
+    }
+
+    /// Adds an entry as the most recently used one, and the first of its group, and removes the
+    /// entry of that group that `isReplaced` picks (a stored variant the new one replaces), with
+    /// one lookup of the group for both; returns the new slot and the removed entry.
+    mutating func insert(_ entry: Entry, replacing isReplaced: (Entry) -> Bool) -> (slot: Int, replaced: Entry?) {
+        let slot = free.popLast() ?? slots.count
+        let next = groups.updateValue(slot, forKey: entry.group) ?? -1
+        let filled = Slot(entry: entry, older: -1, newer: -1, nextInGroup: next)
+        if slot == slots.count { slots.append(filled) } else { slots[slot] = filled }
         link(slot)
-        groups[entry.group, default: []].insert(slot, at: 0)
         size += entry.cost
-        return slot
+        var previous = slot
+        var current = next
+        while current >= 0 {
+            if isReplaced(slots[current].entry!) {
+                slots[previous].nextInGroup = slots[current].nextInGroup
+                return (slot, release(current))
+            }
+            previous = current
+            current = slots[current].nextInGroup
+        }
+        return (slot, nil)
     }
 
     /// Makes a slot's entry the most recently used one.
@@ -70,14 +91,29 @@ struct UseOrder<Entry: UseOrderEntry> {
     /// Removes a slot's entry and returns it.
     @discardableResult
     mutating func remove(_ slot: Int) -> Entry {
+        let group = slots[slot].entry!.group
+        let next = slots[slot].nextInGroup
+        if let head = groups.index(forKey: group) {
+            if groups.values[head] == slot {
+                // The group's newest: its next becomes the head, or the group goes.
+                if next >= 0 { groups.values[head] = next } else { groups.remove(at: head) }
+            } else {
+                var previous = groups.values[head]
+                while slots[previous].nextInGroup != slot { previous = slots[previous].nextInGroup }
+                slots[previous].nextInGroup = next
+            }
+        }
+        return release(slot)
+    }
+
+    /// Takes a slot's entry out of the use order and frees the slot; its group's list is the
+    /// caller's to mend.
+    private mutating func release(_ slot: Int) -> Entry {
         unlink(slot)
         let entry = slots[slot].entry!
         slots[slot].entry = nil
         free.append(slot)
         size -= entry.cost
-        // In place: copying the list out of the dictionary would copy it on every removal.
-        groups[entry.group]?.removeAll { $0 == slot }
-        if groups[entry.group]?.isEmpty == true { groups[entry.group] = nil }
         return entry
     }
 

@@ -83,7 +83,7 @@ final class FixtureRecorder: Transport {
         var object: [String: Any] = ["method": match.method.rawValue, "path": match.path, "status": response.head.status]
         if !match.query.isEmpty { object["query"] = match.query }
         var headers: [String: String] = [:]
-        for (name, value) in response.fieldDictionary where !Self.skippedHeaders.contains(name.lowercased()) {
+        for (name, value) in response.head.fieldDictionary where !Self.skippedHeaders.contains(name.lowercased()) {
             headers[name] = value
         }
         let base = fileName(for: match)

@@ -303,11 +303,7 @@ public final class Resource<R: Request>: Observable, Sendable {
     /// Until when the HTTP cache may answer with `head`'s response, computed from its fields:
     /// for an answer of the network, or of the cache after validation.
     private func storedFreshness(of head: ResponseHead, now: Double) -> Double {
-        // Only the fields freshness reads, not a dictionary of them all (a response may have dozens).
-        var headers: [String: String] = [:]
-        for name in Self.freshnessFields {
-            if let value = head.headerFields[name] { headers[name] = value }
-        }
+        let headers = head.headerFields
         let directives = CacheHeaders.cacheControl(in: headers)
         var storedUntil = now
         if directives.noCache == nil, !directives.noStore {
@@ -319,9 +315,6 @@ public final class Resource<R: Request>: Observable, Sendable {
         }
         return storedUntil
     }
-
-    /// The fields RFC 9111 §4.2 computes freshness from.
-    private static var freshnessFields: [String] { ["Cache-Control", "Expires", "Date", "Age", "Last-Modified"] }
 
     // MARK: - Waiting for a load
 

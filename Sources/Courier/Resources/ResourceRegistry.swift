@@ -192,10 +192,10 @@ final class ResourceRegistry: Sendable {
     /// Invalidates what a response to a request with an unsafe method made stale: its URL, and
     /// its `Location` and `Content-Location` on the same origin (RFC 9111 §4.4, as the cache).
     func invalidate(after head: ResponseHead, to request: URLRequest) {
-        guard !isEmpty, let method = request.httpMethod, !Invalidation.safeMethods.contains(method),
+        guard !isEmpty, let method = request.httpMethod, !Invalidation.isSafe(method),
               let url = request.url else { return }
         let keys = Invalidation.invalidatedKeys(method: method, requestURL: url, statusCode: head.status,
-                                                responseHeaders: head.fieldDictionary)
+                                                responseHeaders: head.headerFields)
         guard !keys.isEmpty else { return }
         invalidate { url in keys.contains { $0 == url } }
     }

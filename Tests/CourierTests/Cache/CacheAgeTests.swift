@@ -37,6 +37,28 @@ final class CacheAgeTests: XCTestCase {
         XCTAssertEqual(second.value.text, "v1")
     }
 
+    func testAStoredResponseKeepsItsFieldsInOrderWithRepeatedNames() throws {
+        // Given an origin's response with two Link lines (a comma may stand inside one) and two
+        // Set-Cookie lines, which must never be joined
+        let fields: HTTPFields = [
+            HTTPField(name: "Cache-Control", value: "max-age=600"), HTTPField(name: "Link", value: "</a,1>; rel=\"next\""),
+            HTTPField(name: "Set-Cookie", value: "a=1; Path=/"), HTTPField(name: "link", value: "</b>; rel=\"last\""),
+            HTTPField(name: "Set-Cookie", value: "b=2"), HTTPField(name: "Date", value: CacheRuleFixtures.date(0)),
+        ]
+        let transport = StubTransport { _ in .fields(200, fields, body: Data("v1".utf8)) }
+        let (queue, _) = cachedQueue(transport, clock: clock)
+        _ = try reply("/a", on: queue)
+
+        // When the cache answers 5 s later
+        clock.advance(5)
+        let second = try reply("/a", on: queue)
+
+        // Then its head has the origin's fields in their order, each line apart, and its Age at the end
+        XCTAssertEqual(second.source, .cache(.fresh))
+        XCTAssertEqual(second.headerFields, HTTPFields(Array(fields) + [HTTPField(name: "Age", value: "5")]))
+        XCTAssertEqual(second.headerFields.values(for: "link"), ["</a,1>; rel=\"next\"", "</b>; rel=\"last\""])
+    }
+
     func testAResponseWithoutAnAgeGetsOneCountedFromItsDate() throws {
         // Given a response dated 5 s before it arrived (its apparent age), without Age
         let transport = StubTransport { _ in

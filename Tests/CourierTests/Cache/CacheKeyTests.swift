@@ -18,10 +18,12 @@ final class CacheKeyTests: XCTestCase {
     func testTheFastPathTakesOnlyURLsThatAreTheirOwnKey() {
         // Given URLs that are keys already, and URLs that are not
         let canonical = ["http://example.com/a", "https://api.example.com/v1/users?id=42&x=%20", "http://127.0.0.1:8080/x",
-                         "https://a-b.example.com:8443/"]
+                         "https://a-b.example.com:8443/", "http://example.com:443/a", "https://example.com:80/a",
+                         "http://example.com:8080/"]
         let other = ["HTTP://example.com/a", "http://Example.com/a", "http://example.com:80/a", "https://example.com:443/a",
                      "http://example.com", "http://example.com/a#f", "http://user@example.com/a", "http://[::1]:8080/a",
-                     "ftp://example.com/a", "http://:80/a"]
+                     "ftp://example.com/a", "http://:80/a", "httpx://example.com/a", "https:/example.com/a",
+                     "https://example.com:443/"]
         // Then the fast path says so, and the keys equal what URLComponents makes of them
         for text in canonical {
             XCTAssertTrue(CacheKey.isCanonical(text), text)

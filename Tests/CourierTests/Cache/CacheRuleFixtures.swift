@@ -16,11 +16,19 @@ enum CacheRuleFixtures {
 
     /// A stored response received `receivedAgo` seconds before ``now``, whose request took
     /// `delay` seconds.
-    static func stored(status: Int = 200, headers: [String: String] = [:], receivedAgo: Double = 0,
+    static func stored(status: Int = 200, headers: HTTPFields = [:], receivedAgo: Double = 0,
                        delay: Double = 0, secondaryKey: [String?] = [], credentialKey: String? = nil,
                        url: String = url) -> StoredResponse {
         StoredResponse(url: url, statusCode: status, headers: headers, body: Data("body".utf8),
                        requestTime: now - receivedAgo - delay, responseTime: now - receivedAgo,
                        secondaryKey: secondaryKey, credentialKey: credentialKey)
+    }
+
+    /// The same, its fields from a dictionary (sorted by name, as `HTTPFields` makes them).
+    static func stored(status: Int = 200, headers: [String: String], receivedAgo: Double = 0,
+                       delay: Double = 0, secondaryKey: [String?] = [], credentialKey: String? = nil,
+                       url: String = url) -> StoredResponse {
+        stored(status: status, headers: HTTPFields(headers), receivedAgo: receivedAgo, delay: delay,
+               secondaryKey: secondaryKey, credentialKey: credentialKey, url: url)
     }
 }

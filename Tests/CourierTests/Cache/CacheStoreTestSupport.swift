@@ -5,7 +5,7 @@ extension StoredResponse {
     /// A response for the store tests: no header fields unless given, so that its
     /// ``StoredResponse/cost`` is `body.count + 2 * url.utf8.count + 320` plus its keys.
     static func sample(
-        _ url: String, body: Data = Data(), headers: [String: String] = [:], secondaryKey: [String?] = [],
+        _ url: String, body: Data = Data(), headers: HTTPFields = [:], secondaryKey: [String?] = [],
         credentialKey: String? = nil, statusCode: Int = 200
     ) -> StoredResponse {
         StoredResponse(url: url, statusCode: statusCode, headers: headers, body: body, requestTime: 1_700_000_000.25,

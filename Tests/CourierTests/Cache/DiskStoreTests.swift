@@ -461,17 +461,19 @@ final class DiskStoreTests: XCTestCase {
     }
 
     func testTheEncodingIsTheDocumentedLayout() throws {
-        // Given a small response
-        let response = StoredResponse(url: "http://x/", statusCode: 200, headers: ["B": "2", "A": "1"], body: Data([0xFF]),
+        // Given a small response with a repeated field
+        let fields: HTTPFields = [HTTPField(name: "B", value: "2"), HTTPField(name: "A", value: "1"), HTTPField(name: "b", value: "3")]
+        let response = StoredResponse(url: "http://x/", statusCode: 200, headers: fields, body: Data([0xFF]),
                                       requestTime: 1, responseTime: 2, secondaryKey: [nil, "v"], credentialKey: nil)
         // When it is encoded
         let bytes = CacheEntryFile.encode(response, storedAt: 3)
-        // Then it is laid out byte for byte as documented, its size predicted
+        // Then it is laid out byte for byte as documented (the fields in their order), its size predicted
         func le(_ value: UInt64, _ width: Int) -> [UInt8] { (0..<width).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
         var expected = Array("CourierC".utf8) + le(1, 4) + le(3.0.bitPattern, 8) + le(1.0.bitPattern, 8) + le(2.0.bitPattern, 8)
         expected += le(200, 8) + le(9, 4) + Array("http://x/".utf8)
         expected += le(0xFFFF_FFFF, 4) + le(2, 4) + le(0xFFFF_FFFF, 4) + le(1, 4) + Array("v".utf8)
-        expected += le(2, 4) + le(1, 4) + Array("A".utf8) + le(1, 4) + Array("1".utf8) + le(1, 4) + Array("B".utf8) + le(1, 4) + Array("2".utf8)
+        expected += le(3, 4) + le(1, 4) + Array("B".utf8) + le(1, 4) + Array("2".utf8) + le(1, 4) + Array("A".utf8) + le(1, 4) + Array("1".utf8)
+        expected += le(1, 4) + Array("b".utf8) + le(1, 4) + Array("3".utf8)
         expected += le(1, 8) + [0xFF]
         expected += le(XXH64.hash(expected), 8)
         XCTAssertEqual(bytes, expected)
@@ -503,7 +505,7 @@ final class DiskStoreTests: XCTestCase {
             let response = StoredResponse(
                 url: "https://r.test/" + String(repeating: "é", count: Int.random(in: 0..<40, using: &random)),
                 statusCode: Int.random(in: -1...999, using: &random),
-                headers: Dictionary(uniqueKeysWithValues: (0..<Int.random(in: 0..<6, using: &random)).map { ("H\($0)", String(repeating: "v", count: $0)) }),
+                headers: HTTPFields((0..<Int.random(in: 0..<6, using: &random)).map { HTTPField(name: "H\($0 % 3)", value: String(repeating: "v", count: $0)) }),
                 body: Data((0..<Int.random(in: 0..<200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }),
                 requestTime: Double.random(in: 0..<2e9, using: &random), responseTime: Double.random(in: 0..<2e9, using: &random),
                 secondaryKey: (0..<Int.random(in: 0..<4, using: &random)).map { _ in Bool.random(using: &random) ? nil : "k" },

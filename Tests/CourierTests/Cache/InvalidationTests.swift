@@ -6,7 +6,7 @@ import XCTest
 final class InvalidationTests: XCTestCase {
     private let target = URL(string: "https://Example.com/items/7?full=1#top")!
 
-    private func keys(_ method: String = "POST", status: Int = 200, headers: [String: String] = [:],
+    private func keys(_ method: String = "POST", status: Int = 200, headers: HTTPFields = [:],
                       url: URL? = nil) -> [String] {
         Invalidation.invalidatedKeys(method: method, requestURL: url ?? target, statusCode: status, responseHeaders: headers)
     }

@@ -49,20 +49,22 @@ final class RevalidationTests: XCTestCase {
         return CacheRuleFixtures.stored(headers: headers, receivedAgo: 1000)
     }
 
-    private func freshen(_ stored: StoredResponse, _ headers: [String: String]) -> StoredResponse? {
+    private func freshen(_ stored: StoredResponse, _ headers: HTTPFields) -> StoredResponse? {
         Revalidation.freshened(stored, with: headers, requestTime: now - 1, responseTime: now)
     }
 
     func testA304WithTheSameStrongETagFreshensTheStoredResponse() {
         // Given a stale stored response and a 304 with its ETag, a new lifetime, a new field and a Content-Length
         let stored = storedWithTag("\"v1\"", extra: ["Content-Length": "4", "X-Old": "1"])
-        let notModified = ["ETag": "\"v1\"", "Cache-Control": "max-age=120", "Date": date(0), "Content-Length": "0", "X-New": "2"]
+        let notModified: HTTPFields = ["ETag": "\"v1\"", "Cache-Control": "max-age=120", "Date": date(0), "Content-Length": "0",
+                                       "X-New": "2"]
         // When it freshens the stored response
         let freshened = freshen(stored, notModified)
-        // Then the 304's fields replace or join the stored ones, except Content-Length, and the times are the 304's
+        // Then the 304's fields replace or join the stored ones, except Content-Length, and the times are the 304's:
+        // the stored fields it keeps in their order, then the 304's in theirs
         var expected = stored
-        expected.headers = ["ETag": "\"v1\"", "Cache-Control": "max-age=120", "Date": date(0), "Content-Type": "text/plain",
-                            "Content-Length": "4", "X-Old": "1", "X-New": "2"]
+        expected.headers = ["Content-Length": "4", "Content-Type": "text/plain", "X-Old": "1",
+                            "ETag": "\"v1\"", "Cache-Control": "max-age=120", "Date": date(0), "X-New": "2"]
         expected.requestTime = now - 1
         expected.responseTime = now
         XCTAssertEqual(freshened, expected)
@@ -117,7 +119,7 @@ final class RevalidationTests: XCTestCase {
 
     func testAFieldIsReplacedWhateverTheCaseOfItsName() {
         let freshened = freshen(storedWithTag("\"v1\""), ["etag": "\"v1\"", "cache-control": "max-age=5", "date": date(0)])
-        XCTAssertEqual(freshened?.headers, ["etag": "\"v1\"", "cache-control": "max-age=5", "date": date(0),
+        XCTAssertEqual(freshened?.headers.dictionary, ["etag": "\"v1\"", "cache-control": "max-age=5", "date": date(0),
                                              "Content-Type": "text/plain"])
     }
 
@@ -131,7 +133,7 @@ final class RevalidationTests: XCTestCase {
             "Content-Encoding": "gzip", "Content-Range": "bytes */4",
         ]
         // Then none of them reaches the stored response
-        XCTAssertEqual(freshen(stored, notModified)?.headers,
+        XCTAssertEqual(freshen(stored, HTTPFields(notModified))?.headers.dictionary,
                        ["ETag": "\"v1\"", "Date": date(0), "Cache-Control": "max-age=60", "Content-Type": "text/plain",
                         "Content-Encoding": "identity"])
     }

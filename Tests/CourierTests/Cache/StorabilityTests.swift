@@ -4,7 +4,7 @@ import XCTest
 /// Whether a response is stored, and for whom: RFC 9111 §3 for a private cache.
 final class StorabilityTests: XCTestCase {
     private func decide(method: String = "GET", request: [String: String] = [:], status: Int = 200,
-                        response: [String: String] = [:]) -> StoreDecision {
+                        response: HTTPFields = [:]) -> StoreDecision {
         Storability.decide(method: method, requestHeaders: request, statusCode: status, responseHeaders: response)
     }
 
@@ -24,7 +24,7 @@ final class StorabilityTests: XCTestCase {
 
     func testOtherStatusesNeedExplicitPermission() {
         // §3: Expires (even invalid), max-age (even invalid), public or private make them storable
-        let permissions: [[String: String]] = [
+        let permissions: [HTTPFields] = [
             ["Cache-Control": "max-age=60"], ["Cache-Control": "max-age=oops"], ["Expires": "0"],
             ["Expires": "Thu, 01 Dec 2044 16:00:00 GMT"], ["Cache-Control": "public"], ["Cache-Control": "private"],
             ["cache-control": "Private=\"Set-Cookie\""],

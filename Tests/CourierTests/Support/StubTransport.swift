@@ -11,6 +11,8 @@ import Synchronization
 final class StubTransport: Transport {
     enum Reply: Sendable {
         case status(Int, headers: [String: String] = [:], body: Data = Data())
+        /// A head of Courier's own, whose fields keep their order and repeated names.
+        case fields(Int, HTTPFields, body: Data = Data())
         case failure(URLError.Code)
         /// Keep the request in flight until ``release(_:)`` or a cancel.
         case hold
@@ -127,6 +129,8 @@ final class StubTransport: Transport {
         case .status(let code, let headers, let body):
             let response = HTTPURLResponse(url: request.url!, statusCode: code, httpVersion: "HTTP/1.1", headerFields: headers)!
             return .success(TransportResponse(response: response, body: body))
+        case .fields(let code, let fields, let body):
+            return .success(TransportResponse(head: ResponseHead(status: code, headerFields: fields, url: request.url!), body: body))
         case .failure(let code):
             return .failure(RequestError(URLError(code)))
         case .hold:
