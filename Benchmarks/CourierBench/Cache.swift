@@ -14,35 +14,45 @@ private struct CachedSmallRequest: Request {
     var method: HTTPMethod { .get }
 }
 
-/// The small JSON at a URL of its own each time (nginx ignores the query): every request misses.
-private struct UniqueSmallRequest: Request {
-    typealias ResponseType = EmptyResponse
-    let number: Int
-    var path: String { "/small.json?n=\(number)" }
-    var method: HTTPMethod { .get }
-}
-
 /// `count` new URLs, each sent through a queue with the cache and one without, in turns (which
 /// goes first alternates), so that both see the same server at the same moments: the loopback
 /// request's own variation (±10 % between rounds) would otherwise swamp a difference of a few µs.
-private func pairedMissRound(cached: RequestQueue, uncached: RequestQueue, count: Int, first: Int)
+///
+/// A new pair of queues (made in alternating order, each warmed with one request) every
+/// `block` URLs: where the scheduler puts a queue's threads against nginx's worker makes one
+/// queue's requests up to 30 % slower than another's for its whole life (two queues without a
+/// cache, in turns, measured 0.73–1.07 × each other), so one pair per round would measure
+/// placement, not the cache. The cache of every pair is new too, and fills as the block goes.
+private func pairedMissRound(makeQueue: (_ cached: Bool) -> RequestQueue, count: Int, first: Int, block: Int = 250)
     -> (cached: LatencyRound, uncached: LatencyRound) {
-    blockingAwait {
-        var rounds = (cached: LatencyRound(), uncached: LatencyRound())
-        for index in 0..<count {
-            let request = UniqueSmallRequest(number: first + index)
-            for cacheFirst in index.isMultiple(of: 2) ? [true, false] : [false, true] {
-                let start = now()
-                do {
-                    _ = try await (cacheFirst ? cached : uncached).send(request)
-                    if cacheFirst { rounds.cached.times.append(now() - start) } else { rounds.uncached.times.append(now() - start) }
-                } catch {
-                    if cacheFirst { rounds.cached.failed("\(error)") } else { rounds.uncached.failed("\(error)") }
+    var rounds = (cached: LatencyRound(), uncached: LatencyRound())
+    for start in stride(from: 0, to: count, by: block) {
+        let cachedMadeFirst = (start / block).isMultiple(of: 2)
+        let made = cachedMadeFirst ? [makeQueue(true), makeQueue(false)] : [makeQueue(false), makeQueue(true)]
+        let (cached, uncached) = cachedMadeFirst ? (made[0], made[1]) : (made[1], made[0])
+        let blockRounds = blockingAwait {
+            var rounds = (cached: LatencyRound(), uncached: LatencyRound())
+            _ = try? await cached.send(NumberedSmallRequest(number: -1 - start))
+            _ = try? await uncached.send(NumberedSmallRequest(number: -1 - start))
+            for index in start..<min(count, start + block) {
+                let request = NumberedSmallRequest(number: first + index)
+                for cacheFirst in index.isMultiple(of: 2) ? [true, false] : [false, true] {
+                    let started = now()
+                    do {
+                        _ = try await (cacheFirst ? cached : uncached).send(request)
+                        let time = now() - started
+                        if cacheFirst { rounds.cached.times.append(time) } else { rounds.uncached.times.append(time) }
+                    } catch {
+                        if cacheFirst { rounds.cached.failed("\(error)") } else { rounds.uncached.failed("\(error)") }
+                    }
                 }
             }
+            return rounds
         }
-        return rounds
+        rounds.cached.add(blockRounds.cached)
+        rounds.uncached.add(blockRounds.uncached)
     }
+    return rounds
 }
 
 /// A fresh hit from memory and from disk against the same request over loopback, and what the
@@ -73,12 +83,11 @@ func cacheFigure(_ bench: Bench) -> [Row] {
     let memoryHit = "fresh hit from memory"
     let diskHit = "fresh hit from disk (memory store off)"
     let missPair = "miss, cache on and off in turns"
-    let missQueues = (cached: queue(cache: ResponseCache()), uncached: queue(cache: nil))
     var missMedians: (cached: [Double], uncached: [Double]) = ([], [])
     let missContender = tally.contender(missPair) { count in
         let first = missNumber
         missNumber += count
-        let rounds = pairedMissRound(cached: missQueues.cached, uncached: missQueues.uncached, count: count, first: first)
+        let rounds = pairedMissRound(makeQueue: { queue(cache: $0 ? ResponseCache() : nil) }, count: count, first: first)
         if count > 50, !rounds.cached.times.isEmpty, !rounds.uncached.times.isEmpty {
             missMedians.cached.append(median(rounds.cached.times) * 1e6)
             missMedians.uncached.append(median(rounds.uncached.times) * 1e6)
@@ -115,30 +124,22 @@ func cacheFigure(_ bench: Bench) -> [Row] {
             baselineName: "the same URL with the cache off, sent in turns with it",
             baseline: missMedians.uncached.isEmpty ? nil : Summary(missMedians.uncached), target: .ratioAtMost(1.05),
             errors: errors,
-            note: "each new URL goes through both queues, which goes first alternating; the cache stores each response "
-                + "(evicting the oldest)" + errorNote),
+            note: "each new URL goes through both queues, which goes first alternating; a new pair of queues every 250 "
+                + "URLs; the cache stores each response" + errorNote),
     ]
 }
 
-/// A child for profiling (`perf stat`, callgrind): `count` requests one at a time, each to a new
-/// URL, through a queue with the cache (`miss-cached`: each looked up, sent, stored) or without.
-func cacheMissChild(cached: Bool, count: Int, baseURL: URL) -> ChildReport {
-    var configuration = CourierTransport.curl.configuration(label: "CourierBench.cache.miss", maxConcurrentRequests: 1)
-    configuration.cache = cached ? ResponseCache() : nil
-    let queue = RequestQueue(configuration: configuration, baseURL: baseURL)
-    _ = blockingAwait { try? await queue.send(UniqueSmallRequest(number: -1)) }
-    var report = ChildReport()
-    report.count = count
-    let start = now()
-    let round = blockingAwait {
-        var round = LatencyRound()
-        for number in 0..<count {
-            do { _ = try await queue.send(UniqueSmallRequest(number: number)) } catch { round.failed("\(error)") }
-        }
-        return round
-    }
-    report.seconds = now() - start
-    report.errors = round.errors
-    report.firstError = round.firstError
+/// A child for profiling (`perf stat`, callgrind): `count` requests, `inFlight` at a time, each to
+/// a new URL, through a queue with the cache (`miss-cached`: each looked up, sent, stored) or
+/// without.
+func cacheMissChild(cached: Bool, count: Int, baseURL: URL, inFlight: Int) -> ChildReport {
+    let client = CourierSendClient(.curl, baseURL: baseURL, maxConcurrentRequests: inFlight,
+                                   cache: cached ? ResponseCache() : nil, request: { NumberedSmallRequest.next() })
+    let warmUp = runLoad(client, total: 100, shape: .keepInFlight(inFlight))
+    let result = runLoad(client, total: count, shape: .keepInFlight(inFlight), timeout: 280)
+    var report = ChildReport(count: count)
+    report.seconds = result.elapsed
+    report.errors = warmUp.failed + result.failed
+    report.firstError = warmUp.firstError ?? result.firstError
     return report
 }

@@ -258,6 +258,10 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
     let cpu = CPUTally()
     // Identical GETs with sharing on, as the queue's default has it: most join a transfer in flight.
     let sharedName = "Courier curl EmptyResponse, sharing on"
+    // What the cache adds to requests it cannot answer: every URL new, with the cache on and off.
+    let missCached = "Courier curl async send, every URL new, cache on"
+    let missUncached = "Courier curl async send, every URL new, cache off"
+    let numbered = { @Sendable in NumberedSmallRequest.next() }
     let results = measure(bench, [
         loadContender(rawName, raw, total: total, shape: shape, tally: tally, metric: cpu.recording(rawName)),
     ] + CourierTransport.allCases.flatMap { transport in [
@@ -271,6 +275,11 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
                                                 request: { SmallEmptyRequest() }),
                       total: total, shape: shape, tally: tally),
         commandLineContender(url: smallURL(bench), total: total, parallel: 16, tally: tally, metric: cpu.recording(commandLineName)),
+        loadContender(missCached, CourierSendClient(.curl, baseURL: bench.baseURL, maxConcurrentRequests: 16,
+                                                    cache: ResponseCache(), request: numbered),
+                      total: total, shape: shape, tally: tally, metric: cpu.recording(missCached)),
+        loadContender(missUncached, CourierSendClient(.curl, baseURL: bench.baseURL, maxConcurrentRequests: 16, request: numbered),
+                      total: total, shape: shape, tally: tally, metric: cpu.recording(missUncached)),
     ])
     let cpuFigure = "CPU per request, 16 in flight (user + system of the client's process)"
     bench.chart[16] = chartPoint(results, courier: empty)
@@ -291,6 +300,10 @@ func sixteenInFlightFigure(_ bench: Bench) -> [Row] {
                    courier: empty, target: .ratioAtMost(1.2), errors: tally.count),
         networkRow(cpuFigure, "EmptyResponse, async send", unit: "µs", results: cpu.summaries, baseline: commandLineName,
                    courier: send, target: .ratioAtMost(1.2), errors: tally.count),
+        Row(figure: cpuFigure, variant: "async send, every URL new (each a miss): cache on", unit: "µs",
+            courier: cpu.summaries[missCached], baselineName: "the same, cache off", baseline: cpu.summaries[missUncached],
+            target: .ratioAtMost(1.05), errors: tally.count,
+            note: "the cache looks each request up, stores each response (evicting the oldest past 16 MiB)"),
     ]
 }
 

@@ -42,6 +42,26 @@ struct SmallEmptyRequest: Request {
     var method: HTTPMethod { .get }
 }
 
+/// The small JSON at a URL of its own each time (nginx ignores the query), so that a cache
+/// misses every one: what the cache adds to a request it cannot answer.
+struct NumberedSmallRequest: Request {
+    typealias ResponseType = EmptyResponse
+    let number: Int
+    var path: String { "/small.json?n=\(number)" }
+    var method: HTTPMethod { .get }
+
+    private static let counter = NSLock()
+    nonisolated(unsafe) private static var last = 0
+
+    /// The next number's request (each number once per process).
+    static func next() -> NumberedSmallRequest {
+        counter.lock()
+        defer { counter.unlock() }
+        last += 1
+        return NumberedSmallRequest(number: last)
+    }
+}
+
 struct SmallItemRequest: Request {
     typealias ResponseType = Item
     var path: String { "/small.json" }
@@ -189,10 +209,12 @@ final class CourierSendClient<R: Request>: LoadClient {
     let queue: RequestQueue
     private let makeRequest: @Sendable () -> R
 
+    /// - Parameter cache: The queue's cache; none by default, as in the other figures.
     init(_ transport: CourierTransport, baseURL: URL, maxConcurrentRequests: Int, trusting: [URL] = [],
-         request: @escaping @Sendable () -> R) {
+         cache: ResponseCache? = nil, request: @escaping @Sendable () -> R) {
         var configuration = transport.configuration(label: "CourierBench.callbacks", maxConcurrentRequests: maxConcurrentRequests)
         configuration.trustedCertificates = trusting
+        configuration.cache = cache
         queue = RequestQueue(configuration: configuration, baseURL: baseURL)
         makeRequest = request
     }

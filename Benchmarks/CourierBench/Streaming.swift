@@ -51,6 +51,14 @@ struct LatencyRound: Sendable {
         errors += 1
         firstError = firstError ?? message
     }
+
+    /// Adds another part of the same round.
+    mutating func add(_ other: LatencyRound) {
+        times += other.times
+        totals += other.totals
+        errors += other.errors
+        firstError = firstError ?? other.firstError
+    }
 }
 
 /// The errors over a latency figure's rounds, and its contenders: each round is `count`
