@@ -156,7 +156,8 @@ private final class CacheTask: TransportTask {
     private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
     /// Whether the task has answered: held here, not in a ``Once`` (an allocation more per request).
     private let completed = Atomic<Bool>(false)
-    private let state = Locked(State())
+    /// Its bodies take no other lock, so the lock can be one of the shared stripes.
+    private let state = Locked(State(), sharing: LockStripes.next())
 
     init(layer: CacheLayer, request: TransportRequest,
          completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {

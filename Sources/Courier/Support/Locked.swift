@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A value guarded by a lock: the one lock type Courier uses for shared state.
 ///
@@ -42,6 +43,14 @@ final class Locked<Value>: @unchecked Sendable {
 /// The object keeps no reference to its lock (8 bytes each, and an app may keep thousands).
 enum LockStripes {
     private static let locks = (0..<64).map { _ in NSLock() }
+
+    private static let turn = Atomic<Int>(0)
+
+    /// A lock for a new short-lived object to keep (`Locked(_:sharing:)`), the stripes taken in
+    /// turn: a request's task would otherwise make, and destroy, a lock of its own each time.
+    static func next() -> NSLock {
+        locks[turn.wrappingAdd(1, ordering: .relaxed).newValue & 63]
+    }
 
     /// The lock of `object`, the same for as long as it lives.
     static func lock(for object: AnyObject) -> NSLock {
