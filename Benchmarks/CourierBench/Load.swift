@@ -50,15 +50,11 @@ struct NumberedSmallRequest: Request {
     var path: String { "/small.json?n=\(number)" }
     var method: HTTPMethod { .get }
 
-    private static let counter = NSLock()
-    nonisolated(unsafe) private static var last = 0
+    private static let last = Atomic<Int>(0)
 
     /// The next number's request (each number once per process).
     static func next() -> NumberedSmallRequest {
-        counter.lock()
-        defer { counter.unlock() }
-        last += 1
-        return NumberedSmallRequest(number: last)
+        NumberedSmallRequest(number: last.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 }
 
