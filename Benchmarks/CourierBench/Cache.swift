@@ -135,11 +135,5 @@ func cacheFigure(_ bench: Bench) -> [Row] {
 func cacheMissChild(cached: Bool, count: Int, baseURL: URL, inFlight: Int) -> ChildReport {
     let client = CourierSendClient(.curl, baseURL: baseURL, maxConcurrentRequests: inFlight,
                                    cache: cached ? ResponseCache() : nil, request: { NumberedSmallRequest.next() })
-    let warmUp = runLoad(client, total: 100, shape: .keepInFlight(inFlight))
-    let result = runLoad(client, total: count, shape: .keepInFlight(inFlight), timeout: 280)
-    var report = ChildReport(count: count)
-    report.seconds = result.elapsed
-    report.errors = warmUp.failed + result.failed
-    report.firstError = warmUp.firstError ?? result.firstError
-    return report
+    return measuredLoad(client, count: count, inFlight: inFlight, label: cached ? "miss-cached" : "miss-uncached")
 }

@@ -121,13 +121,19 @@ private func loadChild(kind: String, count: Int, baseURL: URL, inFlight: Int) ->
     } else {
         RawSessionClient(url: baseURL.appendingPathComponent("small.json"), maxConnections: inFlight)
     }
+    return measuredLoad(client, count: count, inFlight: inFlight, label: kind)
+}
+
+/// `count` requests through `client` with `inFlight` outstanding, after a warm-up of 100 that
+/// opens the connections; the rate goes to standard error under `label`.
+func measuredLoad(_ client: any LoadClient, count: Int, inFlight: Int, label: String) -> ChildReport {
     var report = ChildReport(count: count)
     let warmUp = runLoad(client, total: 100, shape: .keepInFlight(inFlight))
     let result = runLoad(client, total: count, shape: .keepInFlight(inFlight), timeout: 280)
     report.seconds = result.elapsed
     report.errors = warmUp.failed + result.failed
     report.firstError = warmUp.firstError ?? result.firstError
-    FileHandle.standardError.write(Data("\(kind): \(Int(result.requestsPerSecond)) req/s\n".utf8))
+    FileHandle.standardError.write(Data("\(label): \(Int(result.requestsPerSecond)) req/s\n".utf8))
     return report
 }
 
