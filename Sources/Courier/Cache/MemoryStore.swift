@@ -44,15 +44,14 @@ final class MemoryStore: CacheStore {
     /// ``store(_:)`` with the response's ``StoredResponse/cost``, which the caller has computed.
     func store(_ response: StoredResponse, cost: Int) {
         guard cost <= capacity else { return }
-        // What this replaces and evicts is released after the lock: freeing a response's storage
-        // under it would hold up every lookup meanwhile.
-        let released = entries.withLock { entries in
+        // What this replaces and evicts is returned, so released after the lock: freeing a
+        // response's storage under it would hold up every lookup meanwhile.
+        _ = entries.withLock { entries in
             let replaced = entries.insert(Entry(response: response, cost: cost)) { $0.response.isSameVariant(as: response) }.replaced
             var released = entries.evict(toFit: capacity)
             if let replaced { released.append(replaced) }
             return released
         }
-        withExtendedLifetime(released) {}
     }
 
     func removeResponses(for url: String) {
