@@ -114,8 +114,7 @@ final class CacheLayer: Transport {
         switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
                                   statusCode: response.head.status, responseHeaders: headers) {
         case .store(let bindsCredentials):
-            let vary = CacheHeaders.value("Vary", in: headers).map(Vary.init) ?? .fields([])
-            guard let secondaryKey = vary.secondaryKey(for: requestHeaders) else { return }
+            guard let secondaryKey = Vary(of: headers).secondaryKey(for: requestHeaders) else { return }
             cache.store(StoredResponse(
                 url: key, statusCode: response.head.status, headers: headers, body: response.body,
                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,

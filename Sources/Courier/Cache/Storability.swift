@@ -29,9 +29,6 @@
 /// such a response is stored bound to a digest of the credentials (``credentialKey(requestHeaders:)``)
 /// and answers only requests with the same `Authorization`.
 enum Storability {
-    /// The request fields with which an app makes its own conditional request.
-    static let preconditionFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"]
-
     /// The final status codes whose caching requirements Courier implements, for
     /// `must-understand` (§5.2.2.3): those RFC 9110 §15 defines, whose only caching rule is
     /// whether they are heuristically cacheable, except 206 (Courier does not implement ranges)
@@ -54,35 +51,83 @@ enum Storability {
                        responseHeaders: HTTPFields) -> StoreDecision {
         guard method == "GET" else { return .doNotStore(.methodNotCacheable) }
         guard statusCode >= 200 else { return .doNotStore(.statusNotFinal) }
-        if statusCode == 206 || CacheHeaders.contains("Range", in: requestHeaders) {
-            return .doNotStore(.partialContent)
-        }
-        if hasPreconditions(requestHeaders) { return .doNotStore(.userConditional) }
+        let fields = RequestFields(requestHeaders)
+        if statusCode == 206 || fields.hasRange { return .doNotStore(.partialContent) }
+        if fields.hasPreconditions { return .doNotStore(.userConditional) }
 
-        let request = CacheHeaders.cacheControl(in: requestHeaders)
-        let response = CacheHeaders.cacheControl(in: responseHeaders)
+        let request = fields.hasCacheControl ? CacheHeaders.cacheControl(in: requestHeaders) : CacheControl()
+        let received = ResponseFields(responseHeaders)
+        let response = received.cacheControl.map(CacheControl.init) ?? CacheControl()
         let understood = isUnderstood(statusCode)
         if request.noStore || (response.noStore && !(response.mustUnderstand && understood)) {
             return .doNotStore(.noStore)
         }
-        if CacheHeaders.value("Vary", in: responseHeaders).map(Vary.init) == .everything {
+        if received.vary.map(Vary.init) == .everything {
             return .doNotStore(.varyEverything)
         }
         let allowed = response.isPublic || response.privateScope != nil || response.maxAgeDirective != nil
-            || CacheHeaders.contains("Expires", in: responseHeaders)
+            || received.hasExpires
             || Freshness.isHeuristicallyCacheable(statusCode)
         guard allowed, statusCode != 304, understood || !response.mustUnderstand else {
             return .doNotStore(.notCacheableStatus)
         }
 
         let sharable = response.isPublic || response.mustRevalidate || response.sharedMaxAgeDirective != nil
-        return .store(bindsCredentials: CacheHeaders.contains("Authorization", in: requestHeaders) && !sharable)
+        return .store(bindsCredentials: fields.hasAuthorization && !sharable)
     }
 
-    /// Whether a request carries preconditions of its own: the cache then neither stores its
-    /// response nor answers it.
-    static func hasPreconditions(_ requestHeaders: [String: String]) -> Bool {
-        preconditionFields.contains { CacheHeaders.contains($0, in: requestHeaders) }
+    /// The response fields the rules read, found in one pass over them: each value as the fields'
+    /// subscript reads it (repeated lines joined with ", ").
+    private struct ResponseFields {
+        var cacheControl: String?
+        var vary: String?
+        var hasExpires = false
+
+        init(_ fields: HTTPFields) {
+            for field in fields {
+                switch field.name.utf8.count {
+                case 4 where CacheHeaders.namesEqual(field.name, "Vary"):
+                    vary = vary.map { $0 + ", " + field.value } ?? field.value
+                case 7 where CacheHeaders.namesEqual(field.name, "Expires"):
+                    hasExpires = true
+                case 13 where CacheHeaders.namesEqual(field.name, "Cache-Control"):
+                    cacheControl = cacheControl.map { $0 + ", " + field.value } ?? field.value
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    /// The request fields the rules ask about, found in one pass over the request's names (the
+    /// rules ask about eight; a name is compared only with those of its length).
+    private struct RequestFields {
+        var hasRange = false
+        var hasPreconditions = false
+        var hasCacheControl = false
+        var hasAuthorization = false
+
+        init(_ headers: [String: String]) {
+            for name in headers.keys {
+                switch name.utf8.count {
+                case 5:
+                    hasRange = hasRange || CacheHeaders.namesEqual(name, "Range")
+                case 8:
+                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Match")
+                        || CacheHeaders.namesEqual(name, "If-Range")
+                case 13:
+                    hasCacheControl = hasCacheControl || CacheHeaders.namesEqual(name, "Cache-Control")
+                    hasAuthorization = hasAuthorization || CacheHeaders.namesEqual(name, "Authorization")
+                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-None-Match")
+                case 17:
+                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Modified-Since")
+                case 19:
+                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Unmodified-Since")
+                default:
+                    break
+                }
+            }
+        }
     }
 
     /// The digest that binds a stored response to the credentials of the request that got it

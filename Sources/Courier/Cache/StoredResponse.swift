@@ -37,7 +37,7 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The stored response's `Vary`; fields none when it has no `Vary` field.
     var vary: Vary {
-        header("Vary").map(Vary.init) ?? .fields([])
+        Vary(of: headers)
     }
 
     /// What the response costs a store, in bytes: an estimate of the memory it takes, so that a

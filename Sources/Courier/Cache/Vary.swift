@@ -39,6 +39,11 @@ enum Vary: Hashable, Sendable {
         self.init(fieldValues: [fieldValue])
     }
 
+    /// The `Vary` of a response's fields: varying on no field when it has none.
+    init(of fields: HTTPFields) {
+        self = fields["Vary"].map(Vary.init) ?? .fields([])
+    }
+
     /// The field value written back: `*` or the names joined with ", ".
     var fieldValue: String {
         switch self {

@@ -120,6 +120,17 @@ final class StorabilityTests: XCTestCase {
         XCTAssertEqual(decide(response: ["Vary": "Accept Language"]), .doNotStore(.varyEverything))
     }
 
+    func testRepeatedResponseFieldsAreReadAsOneList() {
+        // Given a field written on several lines, each line alone allowing the store
+        let lines = { (name: String, values: [String]) in HTTPFields(values.map { HTTPField(name: name, value: $0) }) }
+        // Then the lines are read together (RFC 9110 §5.3), in any case of the name
+        XCTAssertEqual(decide(status: 404, response: lines("Cache-Control", ["public", "no-store"])), .doNotStore(.noStore))
+        XCTAssertEqual(decide(response: lines("vary", ["Accept", "*"])), .doNotStore(.varyEverything))
+        XCTAssertEqual(decide(response: lines("VARY", ["Accept", "Accept-Language"])), .store(bindsCredentials: false))
+        XCTAssertEqual(decide(status: 302, response: lines("expires", ["0", "0"])), .store(bindsCredentials: false))
+        XCTAssertEqual(decide(status: 302, response: lines("Expire", ["0"])), .doNotStore(.notCacheableStatus))
+    }
+
     func testA304IsNeverStored() {
         XCTAssertEqual(decide(status: 304), .doNotStore(.notCacheableStatus))
         XCTAssertEqual(decide(status: 304, response: ["Cache-Control": "max-age=60, public"]), .doNotStore(.notCacheableStatus))
@@ -142,6 +153,21 @@ final class StorabilityTests: XCTestCase {
         XCTAssertEqual(decide(request: ["authorization": "Bearer a"], response: ["Cache-Control": "private, max-age=60"]),
                        .store(bindsCredentials: true))
         XCTAssertEqual(decide(request: ["Authorization": ""]), .store(bindsCredentials: true))
+    }
+
+    func testEachRequestFieldIsFoundAmongOthersOfItsLength() {
+        // Given request fields whose names have the same length as the ones the rules ask about
+        let neighbours = ["Accept-Ranges": "x", "X-Request-Id1": "x", "If-Matches": "x", "Rangy": "x"]
+        // Then none of them counts, and each real one still does, in any case, among them
+        XCTAssertEqual(decide(request: neighbours), .store(bindsCredentials: false))
+        XCTAssertEqual(decide(request: neighbours.merging(["AUTHORIZATION": "Bearer a"]) { $1 }),
+                       .store(bindsCredentials: true))
+        XCTAssertEqual(decide(request: neighbours.merging(["Authorization": "Bearer a", "cache-control": "no-store"]) { $1 }),
+                       .doNotStore(.noStore))
+        XCTAssertEqual(decide(request: neighbours.merging(["if-unmodified-since": "x"]) { $1 }),
+                       .doNotStore(.userConditional))
+        XCTAssertEqual(decide(request: neighbours.merging(["RANGE": "bytes=0-1"]) { $1 }),
+                       .doNotStore(.partialContent))
     }
 
     func testAnExplicitlyShareableResponseIsNotBound() {
