@@ -55,7 +55,8 @@ func runChild(_ arguments: [String]) -> Never {
             + " | upload-raw|upload-curl|upload-urlsession SIZE BASE-URL FILE"
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
-            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | resources-memory[-shared]|resource-load|resource-send COUNT BASE-URL"
+            + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | tls-load-send-curl COUNT HTTPS-BASE-URL CA-FILE [IN-FLIGHT]"
+            + " | resources-memory[-shared]|resource-load|resource-send COUNT BASE-URL"
             + " | miss-cached|miss-uncached COUNT BASE-URL [IN-FLIGHT]")
     }
     let kind = arguments[0]
@@ -82,6 +83,9 @@ func runChild(_ arguments: [String]) -> Never {
     case "miss-cached", "miss-uncached":
         cacheMissChild(cached: kind == "miss-cached", count: count, baseURL: baseURL,
                        inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
+    case "tls-load-send-curl":
+        tlsLoadChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""),
+                     inFlight: arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1)
     case "tls-connect-curl":
         tlsConnectChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "load-raw", "load-curl", "load-urlsession", "load-send-curl", "load-send-urlsession":

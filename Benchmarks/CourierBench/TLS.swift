@@ -226,3 +226,12 @@ func tlsConnectChild(count: Int, baseURL: URL, ca: URL) -> ChildReport {
     report.firstError = warmUp.firstError ?? result.firstError
     return report
 }
+
+/// `count` sends, `inFlight` at a time, over HTTPS (HTTP/1.1 or HTTP/2, as the server offers):
+/// a process with that alone, to profile (`CourierBench child tls-load-send-curl 20000 HTTPS-URL
+/// CA 16`).
+func tlsLoadChild(count: Int, baseURL: URL, ca: URL, inFlight: Int) -> ChildReport {
+    let client = CourierSendClient(.curl, baseURL: baseURL, maxConcurrentRequests: inFlight, trusting: [ca],
+                                   request: { SmallEmptyRequest() })
+    return measuredLoad(client, count: count, inFlight: inFlight, label: "tls-load-send-curl")
+}
