@@ -224,9 +224,13 @@ private final class CacheTask: TransportTask {
         cachedFirst(makeResponse(stored, .stale))
     }
 
-    private func answer(with stored: StoredResponse, _ freshness: CacheFreshness) {
+    /// Answers with a stored response; `failure` is the transport's, when the stored response
+    /// stands in for a request that could not reach the origin.
+    private func answer(with stored: StoredResponse, _ freshness: CacheFreshness, inPlaceOf failure: URLError? = nil) {
         state.withLock { $0.answeredBytes = Int64(stored.body.count) }
-        finish(.success(makeResponse(stored, freshness)))
+        var response = makeResponse(stored, freshness)
+        response.networkFailure = failure
+        finish(.success(response))
     }
 
     /// Answers the app's own conditional request with a `304` made from `stored`, without a body.
@@ -288,11 +292,11 @@ private final class CacheTask: TransportTask {
         let response: TransportResponse
         switch result {
         case .failure(let error):
-            if case .transportFailed = error, let fallback,
+            if case .transportFailed(let failure) = error, let fallback,
                Revalidation.servesStale(fallback, after: .network, requestHeaders: requestHeaders,
                                         policy: request.context.cachePolicy, now: responseTime,
                                         heuristicLimit: cache.heuristicFreshnessLimit) {
-                return answer(with: fallback, .stale)
+                return answer(with: fallback, .stale, inPlaceOf: failure)
             }
             return finish(.failure(error))
         case .success(let received):

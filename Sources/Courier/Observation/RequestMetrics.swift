@@ -40,6 +40,16 @@ public struct RequestMetrics: Sendable, Hashable {
     /// is `nil`; the curl transport reports it where libcurl uses OpenSSL (Linux distributions'
     /// libcurl does).
     public internal(set) var tlsVersion: TLSVersion?
+    /// Why the network did not answer, when the cache answered in its place: the origin could
+    /// not be reached and the stored response allowed it (`stale-if-error`), so the last
+    /// response is stale (``source`` is `.cache(.stale)`) and the app may say it is offline.
+    /// `nil` when the last response came from the origin or the cache answered by the rules alone.
+    ///
+    /// ```swift
+    /// let reply = try await queue.reply(to: TimelineRequest())
+    /// offlineBanner.isHidden = reply.metrics.networkFailure == nil
+    /// ```
+    public internal(set) var networkFailure: URLError?
 
     init(id: RequestID, addedAt: Date) {
         self.id = id

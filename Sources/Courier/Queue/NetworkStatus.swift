@@ -7,7 +7,8 @@ import Foundation
 ///     banner.isHidden = status.isOnline && status.unreachableOrigins.isEmpty
 /// }
 /// ```
-/// The queue learns from its requests' failures: the system saying there is no network
+/// The queue learns from its requests' failures (also those a cached response answered in place
+/// of, `stale-if-error`): the system saying there is no network
 /// (`notConnectedToInternet`, roaming or data not allowed) takes it offline; a host that cannot be
 /// found or connected to, or a connection lost, makes that origin unreachable while the others
 /// go on. Then one waiting request at a time goes out as a probe, after 1 s, doubling to 60 s;

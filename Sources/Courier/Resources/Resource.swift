@@ -247,7 +247,8 @@ public final class Resource<R: Request>: Observable, Sendable {
         case .success(let made as MadeValue):
             guard made.value is Value else { return }
             outcome = .success(.init(value: made.value, source: update.source, head: options.keepsHead ? made.head : nil,
-                                     freshness: freshness(of: made)))
+                                     freshness: freshness(of: made),
+                                     failure: made.metrics?.networkFailure.map(RequestError.transportFailed)))
         case .success:
             return
         case .failure(let error):

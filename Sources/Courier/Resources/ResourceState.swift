@@ -110,6 +110,9 @@ struct ResourceState: Sendable {
         var source: ResponseSource?
         var head: ResponseHead?
         var freshness: Freshness
+        /// The failure a stored value was answered in place of (``RequestMetrics/networkFailure``):
+        /// the value is shown, and the load counts as failed (the error beside it, a retry).
+        var failure: RequestError?
     }
 
     enum Effect: Sendable, Equatable {
@@ -186,6 +189,11 @@ struct ResourceState: Sendable {
         let invalidatedMeanwhile = invalidatedDuringLoad
         invalidatedDuringLoad = false
         switch result {
+        case .success(let arrival) where arrival.failure != nil:
+            // A stored value answered in place of a failed request: shown, with the failure.
+            count(arrival.failure!, retry: retry, now: now)
+            isInvalidated = isInvalidated || invalidatedMeanwhile
+            take(arrival, now: now)
         case .success(let arrival):
             if error != nil { error = nil }
             _failures = 0
@@ -196,10 +204,8 @@ struct ResourceState: Sendable {
             isInvalidated = isInvalidated || invalidatedMeanwhile
             return timerEffects(now: now)
         case .failure(let failure):
-            error = failure
-            _failures = _failures == .max ? _failures : _failures + 1
+            count(failure, retry: retry, now: now)
             isInvalidated = isInvalidated || invalidatedMeanwhile
-            if watchers > 0, let retry { _retryAt = Time(now + retry.delay(after: failures)) }
         }
         if value != nil, !isFresh(at: now) { isStale = true }
         if watchers > 0, isInvalidated, retryAt == nil, error == nil || invalidatedMeanwhile {
@@ -279,6 +285,13 @@ struct ResourceState: Sendable {
         _freshUntil = Time(arrival.freshness.until)
         storedFreshUntil = Time(arrival.freshness.storedUntil)
         isStale = !isFresh(at: now)
+    }
+
+    /// A load failed: the error is shown, and a watched resource retries after its backoff.
+    private mutating func count(_ failure: RequestError, retry: ResourceOptions.Retry?, now: Double) {
+        error = failure
+        _failures = _failures == .max ? _failures : _failures + 1
+        if watchers > 0, let retry { _retryAt = Time(now + retry.delay(after: failures)) }
     }
 
     /// The one timer of a watched resource: its next retry, or when its fresh value goes stale.

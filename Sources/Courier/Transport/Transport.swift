@@ -154,6 +154,11 @@ public struct TransportResponse: Sendable {
     /// transport does); for ``RequestMetrics``.
     var negotiated: NegotiatedVersions?
 
+    /// The transport's failure that a stored response answers in place of (`stale-if-error`):
+    /// the request got an answer, but the network or its origin is gone, which the queue's
+    /// connectivity must still learn (``RequestMetrics/networkFailure``). `nil` otherwise.
+    var networkFailure: URLError?
+
     /// Creates a response from its head.
     public init(head: ResponseHead, body: Data) {
         self.head = head

@@ -117,7 +117,9 @@ final class CacheLayerTests: XCTestCase {
         let transport = origin { _ in
             failing.withLock { $0 } ? failure : Self.ok("v1", ["Cache-Control": cacheControl, "Date": Self.date()])
         }
-        let (queue, _) = cachedQueue(transport, clock: clock, metrics: metrics)
+        // An origin found gone stays so for the test's length (nothing waits for it, so its probe would forget it).
+        let (queue, _) = cachedQueue(transport, clock: clock, metrics: metrics,
+                                     connectivity: Connectivity(initialDelay: 3_600, maximumDelay: 3_600))
         _ = fetch(CachedRequest(path: "/a"), on: queue)
         failing.withLock { $0 = true }
         clock.advance(120)
@@ -129,9 +131,11 @@ final class CacheLayerTests: XCTestCase {
         let queue = storedThenFailing("max-age=60, stale-if-error=600", failure: .status(503))
         // When it is asked again, the origin answering 503
         let (id, result) = fetch(CachedRequest(path: "/a"), on: queue)
-        // Then the stored response answers, marked stale
+        // Then the stored response answers, marked stale; the origin answered, so the network is there
         XCTAssertEqual(value(result), "v1")
         XCTAssertEqual(metrics[id]?.source, .cache(.stale))
+        XCTAssertNil(metrics[id]?.networkFailure)
+        XCTAssertEqual(queue.networkStatus.unreachableOrigins, [:])
         // But past the window the error is the answer
         clock.advance(600)
         let (_, late) = fetch(CachedRequest(path: "/a"), on: queue)
@@ -141,10 +145,16 @@ final class CacheLayerTests: XCTestCase {
     }
 
     func testStaleIfErrorServesTheStoredResponseWhenTheNetworkFails() {
+        // Given a stored response allowed 600 s of staleness on errors, and an origin that then refuses connections
         let queue = storedThenFailing("max-age=60, stale-if-error=600", failure: .failure(.cannotConnectToHost))
+        // When it is asked again
         let (id, result) = fetch(CachedRequest(path: "/a"), on: queue)
+        // Then the stored response answers, marked stale, with the failure it stands in for
         XCTAssertEqual(value(result), "v1")
         XCTAssertEqual(metrics[id]?.source, .cache(.stale))
+        XCTAssertEqual(metrics[id]?.networkFailure?.code, .cannotConnectToHost)
+        // And the queue learned the origin is gone, as if the request had failed
+        XCTAssertEqual(Array(queue.networkStatus.unreachableOrigins.keys), ["https://api.example.com:443"])
     }
 
     func testWithoutStaleIfErrorTheFailureIsTheAnswer() {

@@ -42,14 +42,15 @@ struct Text: Response, Equatable {
 extension XCTestCase {
     /// A queue whose cache runs on `clock`, in memory, sending through `transport`.
     func cachedQueue(_ transport: any Transport, clock: TestClock, metrics: MetricsRecorder? = nil,
-                     heuristicLimit: Double = 86_400) -> (RequestQueue, ResponseCache) {
+                     heuristicLimit: Double = 86_400, connectivity: Connectivity = Connectivity()) -> (RequestQueue, ResponseCache) {
         let cache = ResponseCache(memory: MemoryStore(capacity: 1 << 20), disk: nil, directory: nil,
                                   heuristicFreshnessLimit: heuristicLimit, clock: { clock.now })
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
         configuration.cache = cache
         let queue = RequestQueue(configuration: configuration, delegate: metrics,
-                                 baseURL: URL(string: "https://api.example.com"), transport: transport)
+                                 baseURL: URL(string: "https://api.example.com"), transport: transport,
+                                 connectivity: connectivity)
         return (queue, cache)
     }
 

@@ -235,6 +235,54 @@ final class NetworkWaitTests: XCTestCase {
         XCTAssertNil(context.sync { feed.error })
         XCTAssertEqual(origins.reached, ["/feed"])
     }
+
+    func testAStoredValueAnsweringForADownOriginShowsTheFailureAndTheResourceLoadsWhenTheOriginComesBack() throws {
+        // Given an API whose answers the cache may serve stale when it cannot be reached (`stale-if-error`),
+        // numbered so that each answer from the API can be told apart
+        let down = Locked(false)
+        let answers = Locked(0)
+        let transport = StubTransport(reply: { _ in
+            if down.withLock({ $0 }) { return .failure(.cannotConnectToHost) }
+            let number = answers.withLock { $0 += 1; return $0 }
+            return .status(200, headers: ["Cache-Control": "max-age=0, stale-if-error=600", "Content-Type": "application/json"],
+                           body: Data(#"{"message":"answer \#(number)"}"#.utf8))
+        })
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.cache = ResponseCache(memoryCapacity: 1 << 20)
+        let queue = RequestQueue(configuration: configuration, delegate: nil, baseURL: nil, transport: transport,
+                                 connectivity: Connectivity(initialDelay: 0.02, maximumDelay: 0.1))
+        // And a resource of it watched, retrying after 20 ms, that has its first answer
+        let context = DispatchQueue(label: "NetworkWaitTests.staleResource")
+        let feed = queue.resource(PathRequest<Greeting>("https://api.example.com/feed"),
+                                  options: ResourceOptions(retry: .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
+                                                           updatesOn: .queue(context)))
+        let watching = Task { await feed.watch() }
+        defer { watching.cancel() }
+        XCTAssertTrue(eventually { context.sync { feed.value != nil && !feed.isLoading } })
+        XCTAssertEqual(context.sync { feed.value }, Greeting(message: "answer 1"))
+
+        // When the API goes down and the resource loads again
+        down.withLock { $0 = true }
+        context.sync { feed.load() }
+
+        // Then the stored answer shows, stale, with the failure beside it, and the queue knows the API is gone
+        XCTAssertTrue(eventually { context.sync { feed.error != nil } })
+        guard case .transportFailed(let error)? = context.sync(execute: { feed.error }) else { return XCTFail("no transport error") }
+        XCTAssertEqual(error.code, .cannotConnectToHost)
+        XCTAssertEqual(context.sync { feed.value }, Greeting(message: "answer 1"))
+        XCTAssertEqual(context.sync { feed.source }, .cache(.stale))
+        XCTAssertTrue(eventually { !queue.networkStatus.unreachableOrigins.isEmpty })
+
+        // When the API comes back
+        down.withLock { $0 = false }
+
+        // Then the resource's retry reached it: a new answer, the error gone, the API known to be there
+        XCTAssertTrue(eventually { context.sync { feed.error == nil && feed.source == .network } })
+        XCTAssertEqual(context.sync { feed.value }, Greeting(message: "answer 2"))
+        XCTAssertTrue(eventually { queue.networkStatus.unreachableOrigins.isEmpty })
+        XCTAssertEqual(answers.withLock { $0 }, 2)
+    }
 }
 
 extension XCTestCase {

@@ -90,6 +90,31 @@ final class ResourceStateTests: XCTestCase {
         XCTAssertNil(state.error)
     }
 
+    func testAStoredValueAnsweredInPlaceOfAFailureIsShownWithTheFailureAndRetried() {
+        // Given a watched resource with a value, retrying after 5 s
+        var state = loaded()
+        _ = state.watch(now: t0)
+        let offline = RequestError.transportFailed(URLError(.notConnectedToInternet))
+        // When its next load is answered by the cache in place of the network's failure (stale-if-error)
+        _ = state.requestLoad(.always, now: t0 + 70)
+        var stale = arrival("v1", fresh(for: 0, at: t0 + 70), source: .cache(.stale))
+        stale.failure = offline
+        let effects = state.finished(2, with: .success(stale), retry: .init(initialDelay: .seconds(5)), now: t0 + 70)
+
+        // Then the stored value shows, stale, with the failure beside it; a retry is due in 5 s
+        XCTAssertEqual("\(state.phase(as: String.self))", "loaded(\"v1\")")
+        XCTAssertEqual(state.source, .cache(.stale))
+        XCTAssertTrue(state.isStale)
+        XCTAssertEqual(state.error.map { "\($0)" }, "\(offline)")
+        XCTAssertEqual(effects, [.setTimer(at: t0 + 75)])
+        // And when the origin comes back it loads at once; a real answer clears the error
+        XCTAssertEqual(state.reconnected(now: t0 + 71), [.send(token: 3, policy: nil), .clearTimer])
+        _ = state.finished(3, with: .success(arrival("v2", fresh(for: 60, at: t0 + 72))), retry: .init(), now: t0 + 72)
+        XCTAssertEqual(state.value as? String, "v2")
+        XCTAssertNil(state.error)
+        XCTAssertEqual(state.failures, 0)
+    }
+
     func testAFailureBeforeAnyValueIsTheFailedPhase() {
         var state = State()
         _ = state.requestLoad(.always, now: t0)

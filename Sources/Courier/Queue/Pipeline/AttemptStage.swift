@@ -101,10 +101,14 @@ extension RequestQueue {
             let received = response?.source == .network ? response?.body.count ?? 0 : 0
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
                                  statusCode: response?.head.status, source: response?.source,
-                                 redirected: attempt.redirects > 0, negotiated: response?.negotiated)
+                                 redirected: attempt.redirects > 0, negotiated: response?.negotiated,
+                                 networkFailure: response?.networkFailure)
             let news = networkOutcome.flatMap { outcome in
-                // A response the cache gave says nothing of the network; a 304 behind it does.
-                let fromNetwork = response.map { $0.source == .network || $0.source == .cache(.revalidated) } ?? true
+                // A response the cache gave says nothing of the network; a 304 behind it does,
+                // and so does the failure a stored response answered in place of.
+                let fromNetwork = response.map {
+                    $0.source == .network || $0.source == .cache(.revalidated) || $0.networkFailure != nil
+                } ?? true
                 return fromNetwork ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
             }
             return (state.isActive(attempt.id), news)

@@ -113,7 +113,9 @@ struct ConnectivityGate {
 
         init(_ result: Result<TransportResponse, RequestError>) {
             switch result {
-            case .success: self = .answered
+            case .success(let response):
+                // A stored response answering in place of a failure hides it from the caller only.
+                self = response.networkFailure.map { .failed($0.code) } ?? .answered
             case .failure(.transportFailed(let error)): self = .failed(error.code)
             case .failure(.cancelled), .failure(.timedOut): self = .unanswered
             case .failure: self = .answered

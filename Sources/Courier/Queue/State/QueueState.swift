@@ -245,8 +245,10 @@ struct QueueState {
 
     /// Adds one transfer (an attempt or a redirect hop) to a request's metrics.
     mutating func recordTransfer(_ id: RequestID, bytesSent: Int64, bytesReceived: Int64, statusCode: Int?,
-                                 source: ResponseSource?, redirected: Bool, negotiated: NegotiatedVersions? = nil) {
+                                 source: ResponseSource?, redirected: Bool, negotiated: NegotiatedVersions? = nil,
+                                 networkFailure: URLError? = nil) {
         guard let entry = entries[id] else { return }
+        if source != nil { entry.metrics.networkFailure = networkFailure }
         if let negotiated {
             entry.metrics.httpVersion = negotiated.http
             entry.metrics.tlsVersion = negotiated.tls

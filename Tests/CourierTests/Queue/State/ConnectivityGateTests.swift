@@ -49,6 +49,20 @@ final class ConnectivityGateTests: XCTestCase {
         XCTAssertTrue(gate.admits(images, waits: true))
     }
 
+    func testATransfersOutcomeIsWhatReachedTheOriginNotWhatTheCallerGot() {
+        let head = ResponseHead(status: 200, headerFields: [:], url: URL(string: "https://api.example.com/a")!)
+        var stale = TransportResponse(head: head, body: Data())
+        stale.source = .cache(.stale)
+        XCTAssertEqual(ConnectivityGate.Outcome(.success(TransportResponse(head: head, body: Data()))), .answered)
+        XCTAssertEqual(ConnectivityGate.Outcome(.success(stale)), .answered)
+        // A stored response answering in place of a refused connection (stale-if-error)
+        stale.networkFailure = URLError(.cannotConnectToHost)
+        XCTAssertEqual(ConnectivityGate.Outcome(.success(stale)), .failed(.cannotConnectToHost))
+        XCTAssertEqual(ConnectivityGate.Outcome(.failure(.transportFailed(URLError(.notConnectedToInternet)))),
+                       .failed(.notConnectedToInternet))
+        XCTAssertEqual(ConnectivityGate.Outcome(.failure(.timedOut)), .unanswered)
+    }
+
     func testTheProbeIsTheOldestHeldAndTheRestFollowOldestFirstWhenItGetsThrough() {
         // Given three attempts held for the API, held out of the order they were added
         var gate = gateWithTheAPIDown()
