@@ -5,13 +5,16 @@
 //   that gives the same Vary;
 // - a secondary key has one entry per name, each normalised (normalising again changes nothing,
 //   no whitespace at either end), and the request matches its own key;
-// - normalising is idempotent for every line.
+// - normalising is idempotent for every line;
+// - the lines as repeated `Vary` fields of a response give the same Vary.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzVary(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     let vary = Vary(fieldValues: lines)
     precondition(Vary(vary.fieldValue) == vary, "\(vary.fieldValue) reads back differently")
+    // The lines as a response's repeated `Vary` fields read as one list, whatever the name's case.
+    precondition(Vary(of: HTTPFields(lines.map { HTTPField(name: "vary", value: $0) })) == vary, "lines read apart")
 
     var headers: [String: String] = [:]
     for line in lines {

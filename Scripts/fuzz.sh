@@ -20,7 +20,7 @@ targets=(
     "server-sent-events Fuzz/ServerSentEventsFuzz.swift Sources/Courier/Streaming/ServerSentEventParser.swift Sources/Courier/Streaming/ServerSentEvent.swift"
     "cache-control Fuzz/CacheControlFuzz.swift Sources/Courier/Cache/CacheControl.swift Sources/Courier/Support/HTTPSyntax.swift"
     "http-date Fuzz/HTTPDateFuzz.swift Sources/Courier/Cache/HTTPDate.swift"
-    "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift Sources/Courier/Support/HTTPSyntax.swift"
+    "vary Fuzz/VaryFuzz.swift Sources/Courier/Cache/Vary.swift Sources/Courier/Response/HTTPFields.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
     "web-link Fuzz/WebLinkFuzz.swift Sources/Courier/Response/WebLink.swift Sources/Courier/Response/ResponseHead.swift Sources/Courier/Response/HTTPFields.swift Sources/Courier/Support/Locked.swift Sources/Courier/Support/MessageText.swift Sources/Courier/Support/HTTPSyntax.swift"
 )
 
