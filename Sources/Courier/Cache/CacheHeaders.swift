@@ -4,8 +4,8 @@ import Foundation
 /// compares them: case-insensitively (RFC 9110 §5.1), ASCII letters only, so that no Unicode
 /// folding can make two names equal.
 ///
-/// A response's fields (received or stored) are ``HTTPFields``, in order, read as its subscript
-/// reads them: several lines of one field combined with ", " in order (RFC 9110 §5.3). A
+/// A response's fields (received or stored) are ``HTTPFields``, in order, read through its
+/// subscript: several lines of one field combined with ", " in order (RFC 9110 §5.3). A
 /// request's are the dictionary `URLRequest` keeps, which may hold one field under names that
 /// differ only in case; such lines are combined in the byte order of their names, so the result
 /// never depends on dictionary order.
@@ -24,19 +24,9 @@ enum CacheHeaders {
             .map(\.value).joined(separator: ", ")
     }
 
-    /// The value of the field `name` of a response, or nil when there is none.
-    static func value(_ name: String, in headers: HTTPFields) -> String? {
-        headers[name]
-    }
-
     /// Whether the field `name` is present (with any value, even empty).
     static func contains(_ name: String, in headers: [String: String]) -> Bool {
         headers.keys.contains { namesEqual($0, name) }
-    }
-
-    /// Whether the field `name` is present in a response (with any value, even empty).
-    static func contains(_ name: String, in headers: HTTPFields) -> Bool {
-        headers.contains(name)
     }
 
     /// The `Cache-Control` directives of a request; none when it has no such field.

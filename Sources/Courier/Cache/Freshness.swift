@@ -65,13 +65,13 @@ extension Freshness {
 
         let apparentAge = max(0, stored.responseTime - dateValue)
         let responseDelay = max(0, stored.responseTime - stored.requestTime)
-        let correctedAgeValue = Self.ageValue(CacheHeaders.value("Age", in: headers)) + responseDelay
+        let correctedAgeValue = Self.ageValue(headers["Age"]) + responseDelay
         let correctedInitialAge = max(apparentAge, correctedAgeValue)
         let residentTime = max(0, now - stored.responseTime)
         age = correctedInitialAge + residentTime
 
         let directives = directives ?? CacheHeaders.cacheControl(in: headers)
-        let expires = CacheHeaders.value("Expires", in: headers)
+        let expires = headers["Expires"]
         switch directives.maxAgeDirective {
         case .seconds(let seconds):
             (lifetime, isHeuristic) = (Double(seconds), false)

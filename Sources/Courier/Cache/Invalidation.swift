@@ -31,7 +31,7 @@ enum Invalidation {
               let target = CacheKey.make(for: requestURL) else { return [] }
         var keys = [target]
         for field in ["Location", "Content-Location"] {
-            guard let value = CacheHeaders.value(field, in: responseHeaders),
+            guard let value = responseHeaders[field],
                   let url = URL(string: String(CacheHeaders.trimmed(value)), relativeTo: requestURL),
                   let key = CacheKey.make(for: url.absoluteURL),
                   origin(of: key) == origin(of: target), !keys.contains(key) else { continue }

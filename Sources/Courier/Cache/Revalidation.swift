@@ -21,7 +21,7 @@ enum Revalidation {
     static func conditionalHeaders(for stored: StoredResponse, now: Double) -> [String: String] {
         var headers: [String: String] = [:]
         if let etag = entityTag(of: stored.headers) { headers["If-None-Match"] = etag }
-        if let lastModified = CacheHeaders.value("Last-Modified", in: stored.headers),
+        if let lastModified = stored.headers["Last-Modified"],
            CacheHeaders.date(lastModified, now: now) != nil {
             headers["If-Modified-Since"] = lastModified
         }
