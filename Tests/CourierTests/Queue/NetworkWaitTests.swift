@@ -29,13 +29,22 @@ final class NetworkWaitTests: XCTestCase {
         var reached: [String] { log.all.filter(\.up).map(\.path) }
     }
 
-    private func queue(_ transport: StubTransport, whileOffline: OfflinePolicy = .wait) -> RequestQueue {
+    private func queue(_ transport: StubTransport, whileOffline: OfflinePolicy = .wait, cache: ResponseCache? = nil) -> RequestQueue {
         var configuration = RequestQueueConfiguration.default
         configuration.callbackQueue = TestQueues.callbacks
         configuration.whileOffline = whileOffline
-        configuration.cache = nil
+        configuration.cache = cache
         return RequestQueue(configuration: configuration, delegate: nil, baseURL: nil, transport: transport,
                             connectivity: Connectivity(initialDelay: 0.02, maximumDelay: 0.1))
+    }
+
+    /// The API's feed as a resource that changes on `context`, retrying after 20 ms (up to 50), and
+    /// the task watching it (cancel it to stop watching).
+    private func watchedFeed(on queue: RequestQueue, context: DispatchQueue) -> (Resource<PathRequest<Greeting>>, Task<Void, Never>) {
+        let feed = queue.resource(PathRequest<Greeting>("https://api.example.com/feed"),
+                                  options: ResourceOptions(retry: .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
+                                                           updatesOn: .queue(context)))
+        return (feed, Task { await feed.watch() })
     }
 
     /// A queue whose requests wait, and the origins of its transport, the API's down.
@@ -217,10 +226,7 @@ final class NetworkWaitTests: XCTestCase {
         origins.setDown("api.example.com", true)
         let queue = queue(StubTransport(reply: origins.reply), whileOffline: .fail)
         let context = DispatchQueue(label: "NetworkWaitTests.resource")
-        let feed = queue.resource(PathRequest<Greeting>("https://api.example.com/feed"),
-                                  options: ResourceOptions(retry: .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
-                                                           updatesOn: .queue(context)))
-        let watching = Task { await feed.watch() }
+        let (feed, watching) = watchedFeed(on: queue, context: context)
         defer { watching.cancel() }
 
         // Then its first load failed with the reason, and its retry waits for the API, the error kept
@@ -247,17 +253,10 @@ final class NetworkWaitTests: XCTestCase {
             return .status(200, headers: ["Cache-Control": "max-age=0, stale-if-error=600", "Content-Type": "application/json"],
                            body: Data(#"{"message":"answer \#(number)"}"#.utf8))
         })
-        var configuration = RequestQueueConfiguration.default
-        configuration.callbackQueue = TestQueues.callbacks
-        configuration.cache = ResponseCache(memoryCapacity: 1 << 20)
-        let queue = RequestQueue(configuration: configuration, delegate: nil, baseURL: nil, transport: transport,
-                                 connectivity: Connectivity(initialDelay: 0.02, maximumDelay: 0.1))
+        let queue = queue(transport, whileOffline: .fail, cache: ResponseCache(memoryCapacity: 1 << 20))
         // And a resource of it watched, retrying after 20 ms, that has its first answer
         let context = DispatchQueue(label: "NetworkWaitTests.staleResource")
-        let feed = queue.resource(PathRequest<Greeting>("https://api.example.com/feed"),
-                                  options: ResourceOptions(retry: .init(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
-                                                           updatesOn: .queue(context)))
-        let watching = Task { await feed.watch() }
+        let (feed, watching) = watchedFeed(on: queue, context: context)
         defer { watching.cancel() }
         XCTAssertTrue(eventually { context.sync { feed.value != nil && !feed.isLoading } })
         XCTAssertEqual(context.sync { feed.value }, Greeting(message: "answer 1"))
