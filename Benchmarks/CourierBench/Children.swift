@@ -56,7 +56,7 @@ func runChild(_ arguments: [String]) -> Never {
             + " | slow-curl|slow-urlsession SECONDS BASE-URL [LIMIT-MIB] | download-raw|download-curl|download-urlsession SIZE BASE-URL FILE"
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
             + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | tls-load-send-curl COUNT HTTPS-BASE-URL CA-FILE [IN-FLIGHT]"
-            + " | resources-memory[-shared]|resource-load|resource-send COUNT BASE-URL"
+            + " | resources-memory[-shared]|resource-load|resource-unobserved|model-load|resource-send COUNT BASE-URL"
             + " | miss-cached|miss-uncached COUNT BASE-URL [IN-FLIGHT]")
     }
     let kind = arguments[0]
@@ -79,7 +79,7 @@ func runChild(_ arguments: [String]) -> Never {
                       file: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""))
     case "resources-memory", "resources-memory-shared":
         resourceMemoryChild(count: count, baseURL: baseURL, distinct: kind == "resources-memory")
-    case "resource-load", "resource-send": resourceLoadChild(kind: kind, count: count, baseURL: baseURL)
+    case "resource-load", "resource-unobserved", "model-load", "resource-send": resourceLoadChild(kind: kind, count: count, baseURL: baseURL)
     case "miss-cached", "miss-uncached":
         cacheMissChild(cached: kind == "miss-cached", count: count, baseURL: baseURL,
                        inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)

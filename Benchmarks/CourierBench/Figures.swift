@@ -29,7 +29,7 @@ let allFigures: [Figure] = [
            run: slowConsumerFigure),
     Figure(key: "download", title: "1 GiB download to a file", needsServer: true, run: downloadFigure),
     Figure(key: "cache", title: "HTTP cache: hits from memory and disk, and a miss", needsServer: true, run: cacheFigure),
-    Figure(key: "resources", title: "Observable resources: an observed load against a send, and memory", needsServer: true,
+    Figure(key: "resources", title: "Observable resources: an observed load against a send and against a plain @Observable model, and memory", needsServer: true,
            run: resourceFigure),
     Figure(key: "durable", title: "Durable requests: add from one thread and 16, and the cost to other requests",
            needsServer: true, run: durableFigure),

@@ -24,37 +24,120 @@ private struct ItemRequest: Request {
     var method: HTTPMethod { .get }
 }
 
-/// `count` loads of `resource` one after another on its context, as a screen would make them:
-/// each started on the context, its end seen there by an observer (`withObservationTracking` of
-/// what a screen reads: the phase, the value's time, whether it loads), which starts the next.
-/// Each one's time from `load()` until the observer saw it end: a new value, not loading.
-private func resourceRound<R: Request>(_ resource: Resource<R>, on context: DispatchQueue, count: Int) -> LatencyRound {
+/// What a screen shows and how it starts a load: a resource itself, or a plain `@Observable`
+/// model that an unobserved resource's loads set (the Observation runtime's own cost, for
+/// comparison: the same reads, tracked the same way, and one change a load).
+private struct Screen: Sendable {
+    /// What a screen reads of it, inside `withObservationTracking`: the phase, the value's time,
+    /// whether it loads.
+    let show: @Sendable () -> Void
+    /// The value's time.
+    let updatedAt: @Sendable () -> Date?
+    /// The value's time, whether a load runs, and why the last one failed.
+    let look: @Sendable () -> (updatedAt: Date?, isLoading: Bool, failure: String?)
+    /// Starts a load.
+    let load: @Sendable () -> Void
+
+    init<R: Request>(_ resource: Resource<R>) {
+        show = {
+            _ = resource.phase
+            _ = resource.updatedAt
+            _ = resource.isLoading
+        }
+        updatedAt = { resource.updatedAt }
+        look = { (resource.updatedAt, resource.isLoading, resource.error.map { "\($0)" }) }
+        load = { resource.load() }
+    }
+
+    /// `model`, set once a load from `resource` (unobserved) has ended: a load the cache answers
+    /// has ended when `load()` returns, on the context.
+    init<R: Request>(_ model: ScreenModel, loadingFrom resource: Resource<R>) {
+        show = {
+            _ = model.phase
+            _ = model.updatedAt
+            _ = model.isLoading
+        }
+        updatedAt = { model.updatedAt }
+        look = { (model.updatedAt, model.isLoading, model.failure) }
+        load = {
+            resource.load()
+            if resource.isLoading {
+                model.failure = "the cache did not answer the load at once"
+            } else if let error = resource.error {
+                model.failure = "\(error)"
+            } else {
+                model.updatedAt = resource.updatedAt
+            }
+        }
+    }
+}
+
+/// A view model as an app writes it without ``Resource``: what a screen shows, `@Observable`.
+/// Touched only on the benchmark's context queue, which is what makes `@unchecked` sound.
+@Observable final class ScreenModel: @unchecked Sendable {
+    var updatedAt: Date?
+    var failure: String?
+    var isLoading = false
+    var phase: Int { updatedAt == nil ? 0 : 1 }
+}
+
+/// `count` loads one after another on `context`, as a screen makes them: `load` starts one there
+/// and calls `ended` there once it has seen it end (with why it failed, if it did), which takes
+/// its time since `load` was called and starts the next.
+private func contextRound(on context: DispatchQueue, count: Int,
+                          _ load: @escaping @Sendable (_ ended: @escaping @Sendable (_ failure: String?) -> Void) -> Void) -> LatencyRound {
     blockingAwait {
         await withCheckedContinuation { (continuation: CheckedContinuation<LatencyRound, Never>) in
             let round = ContextOnly(LatencyRound())
             @Sendable func next(_ remaining: Int) {
                 guard remaining > 0 else { return continuation.resume(returning: round.value) }
                 let start = now()
-                let shown = resource.updatedAt
-                @Sendable func track() {
-                    withObservationTracking {
-                        _ = resource.phase
-                        _ = resource.updatedAt
-                        _ = resource.isLoading
-                    } onChange: {
-                        // Told of the change: look once it is over.
-                        context.async {
-                            guard !resource.isLoading, resource.updatedAt != shown || resource.error != nil else { return track() }
-                            if let error = resource.error { round.value.failed("\(error)") } else { round.value.times.append(now() - start) }
-                            next(remaining - 1)
-                        }
-                    }
+                load { failure in
+                    if let failure { round.value.failed(failure) } else { round.value.times.append(now() - start) }
+                    next(remaining - 1)
                 }
-                track()
-                resource.load()
             }
             context.async { next(count) }
         }
+    }
+}
+
+/// Loads of `screen`, each one's end seen by an observer (`withObservationTracking` of what a
+/// screen reads) told of the change, which looks on the next turn of the context: a new value,
+/// not loading.
+private func observedRound(_ screen: Screen, on context: DispatchQueue, count: Int) -> LatencyRound {
+    contextRound(on: context, count: count) { ended in
+        let shown = screen.updatedAt()
+        @Sendable func track() {
+            withObservationTracking {
+                screen.show()
+            } onChange: {
+                // Told of the change: look once it is over.
+                context.async {
+                    let (updatedAt, isLoading, failure) = screen.look()
+                    guard !isLoading, updatedAt != shown || failure != nil else { return track() }
+                    ended(failure)
+                }
+            }
+        }
+        track()
+        screen.load()
+    }
+}
+
+/// Loads of `resource` with no observer, each one's end found by the context after it: at once
+/// when the cache answers (a load that goes to the network is looked at again a millisecond later).
+private func unobservedRound<R: Request>(_ resource: Resource<R>, on context: DispatchQueue, count: Int) -> LatencyRound {
+    contextRound(on: context, count: count) { ended in
+        let shown = resource.updatedAt
+        @Sendable func look() {
+            guard !resource.isLoading, resource.updatedAt != shown || resource.error != nil else {
+                return context.asyncAfter(deadline: .now() + .milliseconds(1), execute: look)
+            }
+            ended(resource.error.map { "\($0)" })
+        }
+        resource.load()
+        context.async(execute: look)
     }
 }
 
@@ -75,12 +158,17 @@ func resourceFigure(_ bench: Bench) -> [Row] {
     let queue = RequestQueue(configuration: configuration, baseURL: bench.baseURL)
     let context = DispatchQueue(label: "CourierBench.resources.context")
     let resource = queue.resource(CachedItemRequest(), options: ResourceOptions(updatesOn: .queue(context)))
+    let model = ScreenModel()
 
     let send = "send, answered by a fresh hit from memory"
     let observed = "observed resource's load, answered by a fresh hit from memory"
+    let unobserved = "the resource's load with no observer"
+    let plain = "a plain @Observable model observed the same way, set by each load with no observer"
     let results = measure(bench, [
         tally.contender(send) { count in sendRound(queue, count: count, request: CachedItemRequest()) },
-        tally.contender(observed) { count in resourceRound(resource, on: context, count: count) },
+        tally.contender(observed) { count in observedRound(Screen(resource), on: context, count: count) },
+        tally.contender(unobserved) { count in unobservedRound(resource, on: context, count: count) },
+        tally.contender(plain) { count in observedRound(Screen(model, loadingFrom: resource), on: context, count: count) },
     ])
     let figure = "Observable resources, the small JSON decoded, through the curl transport (\(grouped(count)) per round)"
     var rows = [
@@ -89,6 +177,13 @@ func resourceFigure(_ bench: Bench) -> [Row] {
             note: "value per round: the median load, from load() on the resource's queue until an observer there "
                 + "(withObservationTracking of the phase, the value's time and isLoading) sees a new value, not loading, and starts the next; a load the cache answers at once is one change; send: one task awaiting each"
                 + tally.errorNote),
+        Row(figure: figure, variant: "time to the result: \(unobserved)", unit: "µs", courier: results[unobserved],
+            baselineName: send, baseline: results[send], target: .none, errors: tally.errors,
+            note: "what the resource itself adds: from load() until the resource's queue, after it, finds a new value, not loading"),
+        Row(figure: figure, variant: "time to the result: \(observed)", unit: "µs", courier: results[observed],
+            baselineName: plain, baseline: results[plain], target: .none, errors: tally.errors,
+            note: "what observing a resource costs beyond observing any @Observable type: the model's observer reads the "
+                + "same three properties and is told of one change a load, so the two differ by the resource's own work"),
     ]
 
     let resources = 10_000
@@ -188,8 +283,9 @@ func resourceMemoryChild(count: Int, baseURL: URL, distinct: Bool) -> ChildRepor
     return report
 }
 
-/// A child for profiling (`perf stat`, callgrind): `count` observed loads of a resource, or
-/// `count` sends, answered by a fresh hit from memory (`resource-load` / `resource-send`).
+/// A child for profiling (`perf stat`, callgrind): `count` loads of a resource, observed
+/// (`resource-load`) or not (`resource-unobserved`), or setting an observed `@Observable` model
+/// (`model-load`), or `count` sends (`resource-send`), answered by a fresh hit from memory.
 func resourceLoadChild(kind: String, count: Int, baseURL: URL) -> ChildReport {
     var configuration = CourierTransport.curl.configuration(label: "CourierBench.resources.load", maxConcurrentRequests: 1)
     configuration.cache = ResponseCache()
@@ -200,8 +296,12 @@ func resourceLoadChild(kind: String, count: Int, baseURL: URL) -> ChildReport {
     var report = ChildReport()
     report.count = count
     let start = now()
-    let round = kind == "resource-load" ? resourceRound(resource, on: context, count: count)
-        : sendRound(queue, count: count, request: CachedItemRequest())
+    let round = switch kind {
+    case "resource-load": observedRound(Screen(resource), on: context, count: count)
+    case "resource-unobserved": unobservedRound(resource, on: context, count: count)
+    case "model-load": observedRound(Screen(ScreenModel(), loadingFrom: resource), on: context, count: count)
+    default: sendRound(queue, count: count, request: CachedItemRequest())
+    }
     report.seconds = now() - start
     report.errors = round.errors
     report.firstError = round.firstError
