@@ -180,7 +180,7 @@ int courier_curl_multi_setopt_long(CourierCurlMulti *multi, int option, long val
 int courier_curl_multi_add_handle(CourierCurlMulti *multi, CourierCurlEasy *easy) { return curl.multi_add_handle(multi, easy); }
 int courier_curl_multi_remove_handle(CourierCurlMulti *multi, CourierCurlEasy *easy) { return curl.multi_remove_handle(multi, easy); }
 int courier_curl_multi_perform(CourierCurlMulti *multi, int *running) { return curl.multi_perform(multi, running); }
-int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms) { return curl.multi_poll(multi, NULL, 0, timeout_ms, NULL); }
+int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms, int *ready) { return curl.multi_poll(multi, NULL, 0, timeout_ms, ready); }
 int courier_curl_multi_wakeup(CourierCurlMulti *multi) { return curl.multi_wakeup(multi); }
 
 CourierCurlShare *courier_curl_share_init(void) { return curl.share_init(); }

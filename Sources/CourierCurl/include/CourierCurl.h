@@ -187,7 +187,9 @@ int courier_curl_multi_setopt_long(CourierCurlMulti *multi, int option, long val
 int courier_curl_multi_add_handle(CourierCurlMulti *multi, CourierCurlEasy *easy);
 int courier_curl_multi_remove_handle(CourierCurlMulti *multi, CourierCurlEasy *easy);
 int courier_curl_multi_perform(CourierCurlMulti *multi, int *running);
-int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms);
+/// Waits up to timeout_ms for activity on the transfers' sockets or a wake-up; writes into *ready
+/// how many sockets had activity (not counting a wake-up), when ready is not NULL.
+int courier_curl_multi_poll(CourierCurlMulti *multi, int timeout_ms, int *ready);
 int courier_curl_multi_wakeup(CourierCurlMulti *multi);
 CourierCurlShare *courier_curl_share_init(void);
 /// Shares `data` (a COURIER_CURL_LOCK_DATA_* value) among the easy handles set to this share.

@@ -352,7 +352,15 @@ final class CurlMulti {
 
     /// Waits for network activity, a wake-up or the timeout.
     func poll(timeoutMilliseconds: Int32) {
-        courier_curl_multi_poll(handle, timeoutMilliseconds)
+        courier_curl_multi_poll(handle, timeoutMilliseconds, nil)
+    }
+
+    /// Whether a transfer's socket has activity now (without waiting; a pending wake-up is
+    /// consumed, and not counted).
+    func hasActivity() -> Bool {
+        var ready: Int32 = 0
+        courier_curl_multi_poll(handle, 0, &ready)
+        return ready > 0
     }
 
     /// The next finished transfer's handle (as an identity to look up) and result code.

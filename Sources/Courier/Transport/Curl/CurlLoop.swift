@@ -27,8 +27,8 @@ final class CurlLoop: Sendable {
         /// Set by the loop once its multi handle exists.
         var waker: CurlWaker?
         var stopped = false
-        /// The loop is waiting for a command awake (`CurlEngine.awaitCommand`): the first command
-        /// sets `arrived` instead of waking it.
+        /// The loop is waiting awake (`CurlEngine.waitAwake`): the first command sets `arrived`
+        /// instead of waking it.
         var loopIsAwake = false
     }
 
@@ -119,24 +119,34 @@ final class CurlLoop: Sendable {
                         }
                     }
                 }
-                if handedOver, running.isEmpty, awaitCommand() { continue }
+                if handedOver, running.isEmpty, waitAwake(watching: nil) { continue }
+                if running.count == 1, waitAwake(watching: multi) { continue }
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
             }
         }
 
-        /// How long the loop waits awake for a command after its last transfer ended.
+        /// How long the loop waits awake (`waitAwake`), in nanoseconds.
         static let awakeWait: UInt64 = 100_000
 
-        /// Waits awake, up to `awakeWait` nanoseconds (0.1 ms), for the command that usually
-        /// follows the last transfer's end (the next request of a caller sending one at a time);
-        /// true when one came. Sleeping in `poll` instead costs that request a `curl_multi_wakeup`
-        /// and the loop's wake-up, which on an idle 2-core VM, whose vCPUs halt, took tens of
-        /// microseconds: waiting awake cut context switches one at a time from 3.3 to 2.1 a
-        /// request and raised `add` + observer by a quarter, for a few more microseconds of CPU a
-        /// request (Benchmarks/ANALYSIS.md, #20). Only with nothing in flight, so no socket waits
-        /// for the loop meanwhile, and at most once per end of the last transfer.
-        private func awaitCommand() -> Bool {
+        /// Whether the loop may wait awake: with one CPU, the threads it waits for (the caller's,
+        /// the server's if it is local) could only run once it stops.
+        private let mayWaitAwake = ProcessInfo.processInfo.activeProcessorCount > 1
+
+        /// Waits awake, up to `awakeWait` (0.1 ms), for what usually comes next when one request
+        /// at a time is on the wire: the caller's next command once the last transfer has ended
+        /// (`watching` nil), or activity on the one running transfer's sockets, its response
+        /// (`watching` the multi handle); true when it came. Sleeping in `poll` instead costs a
+        /// wake-up of this thread, and on a 2-core VM, whose idle vCPUs halt, a wake-up took 25–35
+        /// µs: for a small response from a nearby server, as long as the server took to answer.
+        /// Waiting awake for the command cut context switches one at a time from 3.3 to 2.1 a
+        /// request; for the response too, one at a time `send` went from 0.68 to 1.0 × curl's
+        /// command line (which sleeps in `poll` for each response) with less CPU a request (fewer
+        /// wake-ups) (Benchmarks/ANALYSIS.md, #20). Never with more than one transfer running,
+        /// where another usually has something to do; at most 0.1 ms of CPU per wait when the
+        /// server is far away.
+        private func waitAwake(watching multi: CurlMulti?) -> Bool {
+            guard mayWaitAwake else { return false }
             let pending = inbox.withLock { inbox in
                 guard inbox.commands.isEmpty, !inbox.stopped else { return true }
                 inbox.loopIsAwake = true
@@ -145,10 +155,15 @@ final class CurlLoop: Sendable {
             }
             if pending { return true }
             let deadline = DispatchTime.now().uptimeNanoseconds &+ Self.awakeWait
-            while !arrived.isRaised, DispatchTime.now().uptimeNanoseconds < deadline {}
+            var active = false
+            // A command that comes meanwhile raises `arrived` rather than waking the multi handle
+            // (`submit`); `hasActivity` would consume that wake-up, not count it.
+            while !arrived.isRaised, !active, DispatchTime.now().uptimeNanoseconds < deadline {
+                active = multi?.hasActivity() ?? false
+            }
             return inbox.withLock { inbox in
                 inbox.loopIsAwake = false
-                return !inbox.commands.isEmpty || inbox.stopped
+                return active || !inbox.commands.isEmpty || inbox.stopped
             }
         }
 
