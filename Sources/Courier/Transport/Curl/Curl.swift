@@ -445,6 +445,8 @@ struct CurlBodyReader {
     private var source: Source
     /// Why the last read failed, for the error message.
     private(set) var failureDescription = ""
+    /// A file body was read to its end (since the last seek).
+    private var fileEnded = false
 
     /// No body.
     init() {
@@ -481,6 +483,7 @@ struct CurlBodyReader {
         case .file(let descriptor, let path):
             while true {
                 let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+                if count == 0 { fileEnded = true }
                 if count >= 0 { return count }
                 if errno == EINTR { continue }
                 failureDescription = " from \(path): \(String(cString: strerror(errno)))"
@@ -499,7 +502,17 @@ struct CurlBodyReader {
             source = .data(data, offset: Int(offset))
             return true
         case .file(let descriptor, _):
+            fileEnded = false
             return lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset)
+        }
+    }
+
+    /// Whether libcurl has had the whole body (true without one).
+    var isRead: Bool {
+        switch source {
+        case .none: true
+        case .data(let data, let offset): offset >= data.count
+        case .file: fileEnded
         }
     }
 

@@ -120,7 +120,8 @@ final class CurlLoop: Sendable {
                     }
                 }
                 if handedOver, running.isEmpty, waitAwake(watching: nil) { continue }
-                if running.count == 1, waitAwake(watching: multi) { continue }
+                if running.count == 1, running.first?.value.exchange.awaitsResponseHead == true,
+                   waitAwake(watching: multi) { continue }
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
             }
@@ -135,16 +136,20 @@ final class CurlLoop: Sendable {
 
         /// Waits awake, up to `awakeWait` (0.1 ms), for what usually comes next when one request
         /// at a time is on the wire: the caller's next command once the last transfer has ended
-        /// (`watching` nil), or activity on the one running transfer's sockets, its response
-        /// (`watching` the multi handle); true when it came. Sleeping in `poll` instead costs a
-        /// wake-up of this thread, and on a 2-core VM, whose idle vCPUs halt, a wake-up took 25–35
-        /// µs: for a small response from a nearby server, as long as the server took to answer.
-        /// Waiting awake for the command cut context switches one at a time from 3.3 to 2.1 a
-        /// request; for the response too, one at a time `send` went from 0.68 to 1.0 × curl's
-        /// command line (which sleeps in `poll` for each response) with less CPU a request (fewer
-        /// wake-ups) (Benchmarks/ANALYSIS.md, #20). Never with more than one transfer running,
-        /// where another usually has something to do; at most 0.1 ms of CPU per wait when the
-        /// server is far away.
+        /// (`watching` nil), or activity on the sockets of the one running transfer once its
+        /// request is sent and it waits for the response head (`watching` the multi handle); true
+        /// when it came. Sleeping in `poll` instead costs a wake-up of this thread, and on a 2-core
+        /// VM, whose idle vCPUs halt, a wake-up took 25–35 µs: for a small response from a nearby
+        /// server, as long as the server took to answer. Waiting awake for the command cut context
+        /// switches one at a time from 3.3 to 2.1 a request; for the response head too, one at a
+        /// time `send` went from 0.68 to 1.0 × curl's command line (which sleeps in `poll` for each
+        /// response), with less CPU a request (Benchmarks/ANALYSIS.md, #20).
+        ///
+        /// Never while a body streams in or out, nor with more than one transfer running: packets
+        /// or responses that come every few tenths of a millisecond would keep the loop spinning
+        /// most of the time. (At 16 in flight against a server on the same machine, waiting awake
+        /// gave `send` 10 % more throughput, but a far server's responses would arrive at just
+        /// such intervals.) So a request costs at most 0.1 ms of CPU more when its server is far.
         private func waitAwake(watching multi: CurlMulti?) -> Bool {
             guard mayWaitAwake else { return false }
             let pending = inbox.withLock { inbox in

@@ -114,6 +114,12 @@ final class CurlExchange {
         self.reader = reader
     }
 
+    /// Whether the request is all sent (to libcurl) and its response head has not come: what the
+    /// loop waits awake for with one transfer running, where a body arriving or being sent is not.
+    var awaitsResponseHead: Bool {
+        reader.isRead && !parser.isComplete
+    }
+
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Bool {
         let wasComplete = parser.isComplete
         do throws(ResponseHeadParser.Failure) {

@@ -48,6 +48,36 @@ final class CurlBodyReaderTests: XCTestCase {
         XCTAssertEqual(openError, "No such file or directory")
     }
 
+    /// The curl loop waits awake for a response head only once the request is all sent
+    /// (`CurlExchange.awaitsResponseHead`): a body still being read is not "sent".
+    func testABodyIsReadOnlyOnceLibcurlHadItsEndUntilItIsRewound() throws {
+        XCTAssertTrue(CurlBodyReader().isRead, "no body")
+
+        var memory = CurlBodyReader(data: Data("hello".utf8))
+        var buffer = [UInt8](repeating: 0, count: 3)
+        XCTAssertFalse(memory.isRead)
+        XCTAssertEqual(buffer.withUnsafeMutableBytes { memory.read(into: $0) }, 3)
+        XCTAssertFalse(memory.isRead, "two bytes left")
+        XCTAssertEqual(buffer.withUnsafeMutableBytes { memory.read(into: $0) }, 2)
+        XCTAssertTrue(memory.isRead)
+        XCTAssertTrue(memory.seek(to: 1))
+        XCTAssertFalse(memory.isRead, "rewound to be sent again")
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("courier-reader-\(UUID()).bin")
+        try Data("hello".utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        var openError = ""
+        var disk = try XCTUnwrap(CurlBodyReader(file: file, openError: &openError))
+        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 3)
+        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 2)
+        XCTAssertFalse(disk.isRead, "a file's end is known only when a read finds it")
+        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 0)
+        XCTAssertTrue(disk.isRead)
+        XCTAssertTrue(disk.seek(to: 0))
+        XCTAssertFalse(disk.isRead, "rewound to be sent again")
+        disk.close()
+    }
+
     func testNoBodyRewindsOnlyToItsStart() {
         var reader = CurlBodyReader()
         XCTAssertEqual(readAll(&reader), [])
