@@ -120,15 +120,25 @@ final class CurlLoop: Sendable {
                     }
                 }
                 if handedOver, running.isEmpty, waitAwake(watching: nil) { continue }
-                if running.count == 1, running.first?.value.exchange.awaitsResponseHead == true,
-                   waitAwake(watching: multi) { continue }
+                let waitsForHead = running.count == 1 && running.first?.value.exchange.awaitsResponseHead == true
+                if waitsForHead, headsComeQuickly {
+                    if waitAwake(watching: multi) { continue }
+                    headsComeQuickly = false
+                }
+                let sleep = DispatchTime.now().uptimeNanoseconds
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
+                if waitsForHead { headsComeQuickly = DispatchTime.now().uptimeNanoseconds &- sleep < Self.awakeWait }
             }
         }
 
         /// How long the loop waits awake (`waitAwake`), in nanoseconds.
         static let awakeWait: UInt64 = 100_000
+
+        /// Whether the last wait for a lone transfer's response head ended within `awakeWait`
+        /// (awake or asleep): the server is near, and the next head is worth waiting awake for.
+        /// A far server's heads are slept for, and the loop spends no CPU waiting for them.
+        @exclusivity(unchecked) private var headsComeQuickly = true
 
         /// Whether the loop may wait awake: with one CPU, the threads it waits for (the caller's,
         /// the server's if it is local) could only run once it stops.
@@ -149,7 +159,8 @@ final class CurlLoop: Sendable {
         /// or responses that come every few tenths of a millisecond would keep the loop spinning
         /// most of the time. (At 16 in flight against a server on the same machine, waiting awake
         /// gave `send` 10 % more throughput, but a far server's responses would arrive at just
-        /// such intervals.) So a request costs at most 0.1 ms of CPU more when its server is far.
+        /// such intervals.) The loop waits awake for a head only while heads have come quickly
+        /// (`headsComeQuickly`): for a far server, once, then it sleeps until one comes quickly again.
         private func waitAwake(watching multi: CurlMulti?) -> Bool {
             guard mayWaitAwake else { return false }
             let pending = inbox.withLock { inbox in
