@@ -189,15 +189,16 @@ struct ResourceState: Sendable {
         let invalidatedMeanwhile = invalidatedDuringLoad
         invalidatedDuringLoad = false
         switch result {
-        case .success(let arrival) where arrival.failure != nil:
-            // A stored value answered in place of a failed request: shown, with the failure.
-            count(arrival.failure!, retry: retry, now: now)
-            isInvalidated = isInvalidated || invalidatedMeanwhile
-            take(arrival, now: now)
         case .success(let arrival):
-            if error != nil { error = nil }
-            _failures = 0
-            isInvalidated = invalidatedMeanwhile
+            if let failure = arrival.failure {
+                // A stored value answered in place of a failed request: shown, with the failure.
+                count(failure, retry: retry, now: now)
+                isInvalidated = isInvalidated || invalidatedMeanwhile
+            } else {
+                if error != nil { error = nil }
+                _failures = 0
+                isInvalidated = invalidatedMeanwhile
+            }
             take(arrival, now: now)
         case .failure(.cancelled):
             // The app's (or the last watcher's) choice: nothing loads again by itself.

@@ -125,7 +125,7 @@ final class CurlLoop: Sendable {
                     if waitAwake(watching: multi) { continue }
                     headsComeQuickly = false
                 }
-                let sleep = DispatchTime.now().uptimeNanoseconds
+                let sleep = waitsForHead ? DispatchTime.now().uptimeNanoseconds : 0
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
                 if waitsForHead { headsComeQuickly = DispatchTime.now().uptimeNanoseconds &- sleep < Self.awakeWait }
