@@ -16,6 +16,12 @@ final class CurlBodyReaderTests: XCTestCase {
         }
     }
 
+    /// One read of up to `count` bytes, as libcurl makes one: how many came (0 at the end).
+    private func read(_ reader: inout CurlBodyReader, upTo count: Int) -> Int? {
+        var buffer = [UInt8](repeating: 0, count: count)
+        return buffer.withUnsafeMutableBytes { reader.read(into: $0) }
+    }
+
     func testAMemoryBodyIsReadInChunksAndRewound() throws {
         var reader = CurlBodyReader(data: Data("hello, courier".utf8))
         XCTAssertEqual(readAll(&reader).map { String(decoding: $0, as: UTF8.self) }, "hello, courier")
@@ -54,11 +60,10 @@ final class CurlBodyReaderTests: XCTestCase {
         XCTAssertTrue(CurlBodyReader().isRead, "no body")
 
         var memory = CurlBodyReader(data: Data("hello".utf8))
-        var buffer = [UInt8](repeating: 0, count: 3)
         XCTAssertFalse(memory.isRead)
-        XCTAssertEqual(buffer.withUnsafeMutableBytes { memory.read(into: $0) }, 3)
+        XCTAssertEqual(read(&memory, upTo: 3), 3)
         XCTAssertFalse(memory.isRead, "two bytes left")
-        XCTAssertEqual(buffer.withUnsafeMutableBytes { memory.read(into: $0) }, 2)
+        XCTAssertEqual(read(&memory, upTo: 3), 2)
         XCTAssertTrue(memory.isRead)
         XCTAssertTrue(memory.seek(to: 1))
         XCTAssertFalse(memory.isRead, "rewound to be sent again")
@@ -68,10 +73,10 @@ final class CurlBodyReaderTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: file) }
         var openError = ""
         var disk = try XCTUnwrap(CurlBodyReader(file: file, openError: &openError))
-        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 3)
-        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 2)
+        XCTAssertEqual(read(&disk, upTo: 3), 3)
+        XCTAssertEqual(read(&disk, upTo: 3), 2)
         XCTAssertFalse(disk.isRead, "a file's end is known only when a read finds it")
-        XCTAssertEqual(buffer.withUnsafeMutableBytes { disk.read(into: $0) }, 0)
+        XCTAssertEqual(read(&disk, upTo: 3), 0)
         XCTAssertTrue(disk.isRead)
         XCTAssertTrue(disk.seek(to: 0))
         XCTAssertFalse(disk.isRead, "rewound to be sent again")
