@@ -12,6 +12,8 @@ struct URLRequestBuilder: Sendable {
     /// since every request starts from them.
     private let basePrefix: String?
     private let baseQuery: String?
+    /// The URLs of the last few paths resolved.
+    private let recentURLs = RecentURLs()
 
     init(baseURL: URL?, defaultTimeout: TimeInterval) {
         self.baseURL = baseURL
@@ -108,8 +110,16 @@ struct URLRequestBuilder: Sendable {
     /// Resolves a request path against the base URL and appends `query`.
     ///
     /// Characters that cannot stand in a URL path (spaces, non-ASCII, `#`, a `%` that starts
-    /// no escape…) are percent-encoded; existing `%XX` escapes are kept.
+    /// no escape…) are percent-encoded; existing `%XX` escapes are kept. The URLs of the last
+    /// few paths are reused (`RecentURLs`).
     func resolve(_ path: String, query: String? = nil) throws(RequestError) -> URL {
+        if let url = recentURLs.url(path: path, query: query) { return url }
+        let url = try resolveAnew(path, query: query)
+        recentURLs.keep(url, path: path, query: query)
+        return url
+    }
+
+    private func resolveAnew(_ path: String, query: String?) throws(RequestError) -> URL {
         // Fast path: a relative path of plain path characters, the common case.
         if let basePrefix, Self.isPlainRelativePath(path) {
             var text = basePrefix
