@@ -113,10 +113,7 @@ struct URLRequestBuilder: Sendable {
     /// no escape…) are percent-encoded; existing `%XX` escapes are kept. The URLs of the last
     /// few paths are reused (`RecentURLs`).
     func resolve(_ path: String, query: String? = nil) throws(RequestError) -> URL {
-        if let url = recentURLs.url(path: path, query: query) { return url }
-        let url = try resolveAnew(path, query: query)
-        recentURLs.keep(url, path: path, query: query)
-        return url
+        try recentURLs.url(path: path, query: query) { () throws(RequestError) in try resolveAnew(path, query: query) }
     }
 
     private func resolveAnew(_ path: String, query: String?) throws(RequestError) -> URL {
