@@ -131,13 +131,14 @@ struct URLRequestBuilder: Sendable {
         let (rawPath, pathQuery) = Self.split(path)
         var text: String
         var queries: [String] = []
-        if !Self.hasScheme(rawPath), rawPath.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." }) {
+        let isAbsolute = Self.hasScheme(rawPath)
+        if !isAbsolute, Self.containsDotSegment(rawPath.utf8) {
             // libcurl removes dot segments, so "../admin" would leave the base URL's path.
             throw RequestError.invalidURL(path, reason:
                 "a relative path may not contain \".\" or \"..\" segments, which would move it outside the base URL's path; "
                 + "use an absolute URL to reach another path")
         }
-        if Self.hasScheme(rawPath) {
+        if isAbsolute {
             text = percentEncoded(rawPath, .urlPath)
         } else {
             guard let baseURL else {
@@ -168,21 +169,30 @@ struct URLRequestBuilder: Sendable {
     /// scheme, no `//`).
     private static func isPlainRelativePath(_ path: String) -> Bool {
         var previousWasSlash = false
-        var segmentLength = 0, segmentDots = 0
         for byte in path.utf8 {
             guard PercentEncoding.urlPath.allowed.contains(byte), byte != UInt8(ascii: ":") else { return false }
             let isSlash = byte == UInt8(ascii: "/")
-            if isSlash {
-                if previousWasSlash || (segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2) { return false }
-                segmentLength = 0
-                segmentDots = 0
-            } else {
-                segmentLength += 1
-                if byte == UInt8(ascii: ".") { segmentDots += 1 }
-            }
+            if isSlash, previousWasSlash { return false }
             previousWasSlash = isSlash
         }
-        return !(segmentLength > 0 && segmentLength == segmentDots && segmentDots <= 2)
+        return !containsDotSegment(path.utf8)
+    }
+
+    /// Whether a segment of `path` (what lies between slashes) is `.` or `..`. Read as bytes: a
+    /// dot with a combining mark after it is no dot segment, as it is no `.` Character either.
+    private static func containsDotSegment(_ path: some Collection<UInt8>) -> Bool {
+        var length = 0, dots = 0
+        for byte in path {
+            if byte == UInt8(ascii: "/") {
+                if length > 0, length == dots, dots <= 2 { return true }
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return length > 0 && length == dots && dots <= 2
     }
 
     /// Splits a URL or path at its first `?` into path and query, dropping any fragment.

@@ -56,7 +56,8 @@ final class URLRequestBuilderTests: XCTestCase {
     }
 
     func testDotSegmentsCannotLeaveTheBasePath() {
-        for path in ["../admin", "/v2/../../admin", "./x", "/a/./b"] {
+        // Plain paths, and paths with a query or characters to escape (resolved another way)
+        for path in ["../admin", "/v2/../../admin", "./x", "/a/./b", "/x/..?q=1", "/a b/../c", "..", "/x/."] {
             XCTAssertThrowsError(try url(path), path) { error in
                 guard case RequestError.invalidURL(let text, let reason) = error else { return XCTFail("\(error)") }
                 XCTAssertEqual(text, path)
@@ -65,6 +66,8 @@ final class URLRequestBuilderTests: XCTestCase {
         }
         // Dots inside names are fine, and absolute URLs are used as they are
         XCTAssertEqual(try url("/files/a..b/.hidden"), "https://api.example.com/v1/files/a..b/.hidden")
+        XCTAssertEqual(try url("/files/.../x?q=.."), "https://api.example.com/v1/files/.../x?q=..")
+        XCTAssertEqual(try url("/files/.\u{301}/x"), "https://api.example.com/v1/files/.%CC%81/x")
         XCTAssertEqual(try url("https://other.example.com/a/../b"), "https://other.example.com/a/../b")
     }
 
