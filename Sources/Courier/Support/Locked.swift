@@ -15,6 +15,13 @@ final class Locked<Value>: @unchecked Sendable {
     // and a thread-local lookup per `withLock` (a body that took the same lock again would
     // deadlock on it before any overlap).
     @exclusivity(unchecked) private var value: Value
+    #if DEBUG
+    /// How many times `withLock` took the lock: debug builds count, so that tests can hold a
+    /// request's lock traffic to what it is (`LockCountTests`); release builds do not pay for it.
+    private let acquisitions = Atomic<Int>(0)
+
+    var acquisitionCount: Int { acquisitions.load(ordering: .relaxed) }
+    #endif
 
     init(_ value: Value) {
         self.value = value
@@ -32,6 +39,9 @@ final class Locked<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value. `body` must not call back into
     /// anything that takes the same lock.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        #if DEBUG
+        acquisitions.add(1, ordering: .relaxed)
+        #endif
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
