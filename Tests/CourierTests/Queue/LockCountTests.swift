@@ -21,6 +21,8 @@ final class LockCountTests: XCTestCase {
         var configuration = RequestQueueConfiguration.default
         configuration.cache = nil
         configuration.callbackQueue = DispatchQueue(label: "LockCountTests.callbacks")
+        // A request that never ended would end here, its count off, rather than hang the suite.
+        configuration.timeoutInterval = 5
         return RequestQueue(configuration: configuration, delegate: nil, baseURL: URL(string: "https://api.example.com/v1"),
                             transport: transport)
     }
