@@ -19,7 +19,7 @@ struct URLRequestBuilder: Sendable {
         self.baseURL = baseURL
         self.defaultTimeout = defaultTimeout
         if let baseURL {
-            var (prefix, query) = Self.split(baseURL.absoluteString)
+            var (prefix, query) = Self.split(baseURL.absoluteString, isAbsolute: Self.hasScheme(baseURL.absoluteString))
             while prefix.hasSuffix("/") { prefix.removeLast() }
             basePrefix = prefix
             baseQuery = query
@@ -128,10 +128,11 @@ struct URLRequestBuilder: Sendable {
             if !queries.isEmpty { text += "?" + queries.joined(separator: "&") }
             if let url = URL(string: text) { return url }
         }
-        let (rawPath, pathQuery) = Self.split(path)
+        // Asked of the whole path: a scheme ends at its first colon, before any `?`.
+        let isAbsolute = Self.hasScheme(path)
+        let (rawPath, pathQuery) = Self.split(path, isAbsolute: isAbsolute)
         var text: String
         var queries: [String] = []
-        let isAbsolute = Self.hasScheme(rawPath)
         if !isAbsolute, Self.containsDotSegment(rawPath.utf8) {
             // libcurl removes dot segments, so "../admin" would leave the base URL's path.
             throw RequestError.invalidURL(path, reason:
@@ -195,20 +196,16 @@ struct URLRequestBuilder: Sendable {
         return length > 0 && length == dots && dots <= 2
     }
 
-    /// Splits a URL or path at its first `?` into path and query, dropping any fragment.
-    private static func split(_ text: String) -> (path: String, query: String?) {
-        let withoutFragment = baseWithoutFragment(text)
+    /// Splits a URL or path at its first `?` into path and query. An absolute URL's fragment is
+    /// dropped; a `#` in a relative request path is kept as a literal character (escaped later),
+    /// since fragments are never sent.
+    private static func split(_ text: String, isAbsolute: Bool) -> (path: String, query: String?) {
+        var whole = Substring(text)
+        if isAbsolute, let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) { whole = text[..<hash] }
         // Searched as bytes: the ASCII mark is one byte, and finding it as a Character costs
         // grapheme breaking on every request with a query.
-        guard let mark = withoutFragment.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (withoutFragment, nil) }
-        return (String(withoutFragment[..<mark]), String(withoutFragment[withoutFragment.index(after: mark)...]))
-    }
-
-    /// A `#` in a request path is kept as a literal character (escaped later), since fragments
-    /// are never sent; only a base URL's fragment is dropped.
-    private static func baseWithoutFragment(_ text: String) -> String {
-        guard hasScheme(text), let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
-        return String(text[..<hash])
+        guard let mark = whole.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (String(whole), nil) }
+        return (String(whole[..<mark]), String(whole[whole.index(after: mark)...]))
     }
 
     /// Whether `text` starts with `scheme://` (RFC 3986: a letter, then letters, digits, `+-.`).
