@@ -10,7 +10,7 @@ import XCTest
 /// `Locked.withLock`): each take is an atomic read-modify-write, and a contended one sleeps
 /// (#20's profiles), so a change that adds one to every request should be a change that says so.
 final class LockCountTests: XCTestCase {
-    private func measure(_ count: Int, on queue: RequestQueue, _ one: @escaping @Sendable (RequestQueue) async -> Void) async -> Double {
+    private func stateLockTakes(_ count: Int, on queue: RequestQueue, _ one: @escaping @Sendable (RequestQueue) async -> Void) async -> Double {
         for _ in 0..<10 { await one(queue) }
         let before = queue.state.acquisitionCount
         for _ in 0..<count { await one(queue) }
@@ -32,7 +32,7 @@ final class LockCountTests: XCTestCase {
         let transport = StubTransport { _ in .json("{}") }
         let queue = queue(transport)
         // When 100 requests are sent one after another
-        let perRequest = await measure(100, on: queue) { queue in _ = try? await queue.send(PathRequest<EmptyResponse>("/a")) }
+        let perRequest = await stateLockTakes(100, on: queue) { queue in _ = try? await queue.send(PathRequest<EmptyResponse>("/a")) }
         // Then each took the lock 8 times: added (`enqueue`), taken by the start loop and the loop
         // finding no more (`nextToStart`, twice), its task attached (`launch`), the transfer recorded
         // (`transportDidFinish`), its slot given back (`releaseAndStartNext`), claimed (`finish`), and
@@ -47,7 +47,7 @@ final class LockCountTests: XCTestCase {
         let transport = StubTransport { _ in .hold }
         let queue = queue(transport)
         // When 100 requests are added one after another, each with an observer by ID
-        let perRequest = await measure(100, on: queue) { queue in
+        let perRequest = await stateLockTakes(100, on: queue) { queue in
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 let id = queue.add(PathRequest<EmptyResponse>("/a"))
                 XCTAssertTrue(transport.waitForStarts(1, timeout: 5))
