@@ -26,11 +26,20 @@ enum Redirects {
     /// Headers never sent to another origin, whatever the configuration says.
     static let alwaysSensitive: Set<String> = ["authorization", "proxy-authorization", "cookie"]
 
+    /// Whether a response with this status may be a redirect the queue follows (301, 302, 303,
+    /// 307, 308): every other response ends its transfer's part in the request.
+    static func isRedirect(status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: true
+        default: false
+        }
+    }
+
     /// The next request, or `nil` when `response` is not a redirect that can be followed.
     static func request(following response: ResponseHead, from request: URLRequest,
                         sensitiveHeaders: Set<String>) -> URLRequest? {
         let status = response.status
-        guard [301, 302, 303, 307, 308].contains(status),
+        guard isRedirect(status: status),
               let location = response.headerFields["Location"],
               let current = request.url,
               let target = URL(string: location, relativeTo: current)?.absoluteURL,

@@ -96,7 +96,11 @@ extension RequestQueue {
         // What the network did: told only while something is gone, or when this finds it gone.
         let outcome = ConnectivityGate.Outcome(result)
         let networkOutcome = !networkQuiet.isQuiet || outcome.findsSomethingGone ? outcome : nil
-        let (active, news) = state.withLock { state in
+        // A transfer that no redirect follows gives its slot back as it is recorded, under the
+        // same lock (one take of the state lock fewer a request); a redirect keeps it for its hop.
+        let mayRedirect = response.map { Redirects.isRedirect(status: $0.head.status) } ?? false
+        let releasing = !mayRedirect && slot.take()
+        let (active, news, startRun) = state.withLock { state in
             // A body the cache answered with was not received (a 304's was empty).
             let received = response?.source == .network ? response?.body.count ?? 0 : 0
             state.recordTransfer(attempt.id, bytesSent: attempt.current.bodySize, bytesReceived: Int64(received),
@@ -111,9 +115,15 @@ extension RequestQueue {
                 } ?? true
                 return fromNetwork ? state.noteNetwork(outcome, of: attempt.id, to: attempt.current.urlRequest.url, now: Self.now()) : nil
             }
-            return (state.isActive(attempt.id), news)
+            let startRun = releasing && state.releaseSlotAndClaimStartRun()
+            return (state.isActive(attempt.id), news, startRun)
         }
         if let news { follow(news) }
+        if !mayRedirect {
+            if startRun { runStartLoop() } else if !releasing { scheduleStarts() }
+            if active { complete(attempt, result: result) }
+            return
+        }
         guard active else { return releaseAndStartNext(slot) }
         if let response {
             switch redirect(attempt, after: response.head) {
