@@ -9,12 +9,14 @@ public func fuzzResponseHead(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32
     var consumed = 0
     var start = 0
     do {
+        // As libcurl hands lines over: a buffer each, read in place.
+        let whole = UnsafeRawBufferPointer(start: data, count: size)
         for index in bytes.indices where bytes[index] == 0x0A {
-            try parser.consume(bytes[start...index])
+            try parser.consume(UnsafeRawBufferPointer(rebasing: whole[start...index]))
             consumed += index + 1 - start
             start = index + 1
         }
-        if start < bytes.count { try parser.consume(bytes[start...]) }
+        if start < bytes.count { try parser.consume(UnsafeRawBufferPointer(rebasing: whole[start...])) }
     } catch {
         // A failure is an answer; its reason must be printable.
         precondition(!error.reason.isEmpty)

@@ -1,4 +1,5 @@
 #if os(Linux)
+import Synchronization
 
 /// A response head as a server sent it: status, version, and header fields in order.
 struct ParsedHead: Equatable, Sendable {
@@ -53,6 +54,10 @@ struct ResponseHeadParser {
         }
     }
 
+    /// The fields of the last complete head of any transfer, and two more. Read and written
+    /// without order: a stale or mixed value only sizes an array.
+    private static let expectedFieldCount = Atomic<Int>(16)
+
     private var status: Int?
     private var version = ""
     private var fields: [HTTPField] = []
@@ -63,8 +68,21 @@ struct ResponseHeadParser {
     /// Whether a whole head has been read (cheaper to ask than to copy `head`, once per line).
     var isComplete: Bool { head != nil }
 
-    /// Takes one line, with its line ending.
-    mutating func consume<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
+    /// Takes one line, with its line ending, from any collection of bytes (tests): copied once
+    /// and read as ``consume(_:)-(UnsafeRawBufferPointer)``.
+    mutating func consume(_ line: some Collection<UInt8>) throws(Failure) {
+        let result: Result<Void, Failure> = Array(line).withUnsafeBytes { bytes in
+            Result { () throws(Failure) in try consume(bytes) }
+        }
+        try result.get()
+    }
+
+    /// Takes one line, with its line ending, as libcurl hands it over.
+    ///
+    /// Worked on as bytes, by offset into the buffer: one pass over each line, no Character or
+    /// Unicode machinery and no slices (this runs for every header line of every response, on the
+    /// transport's one thread; a generic slice's `firstIndex(of:)` alone cost more than the rest).
+    mutating func consume(_ line: UnsafeRawBufferPointer) throws(Failure) {
         size += line.count
         guard size <= Self.maximumSize else { throw .headTooLarge(limit: Self.maximumSize) }
         if head != nil {
@@ -73,15 +91,9 @@ struct ResponseHeadParser {
             guard Self.isStatusLine(line) else { return }
             head = nil
         }
-        // Worked on as bytes: one pass over each line, no Character or Unicode machinery (this
-        // runs for every header line of every response, on the transport's one thread).
-        var end = line.endIndex
-        while end > line.startIndex {
-            let before = line.index(before: end)
-            guard line[before] == 0x0A || line[before] == 0x0D else { break }
-            end = before
-        }
-        let text = line[..<end]
+        var end = line.count
+        while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
+        let text = UnsafeRawBufferPointer(rebasing: line[0..<end])
         if text.isEmpty {
             guard let status else { throw .missingStatusLine }
             if (100...199).contains(status) {
@@ -90,6 +102,7 @@ struct ResponseHeadParser {
                 fields = []
             } else {
                 head = ParsedHead(status: status, version: version, fields: fields)
+                Self.expectedFieldCount.store(min(fields.count + 2, 64), ordering: .relaxed)
             }
             return
         }
@@ -98,60 +111,63 @@ struct ResponseHeadParser {
             return
         }
         guard status != nil else { throw .missingStatusLine }
-        if let first = text.first, first == 0x20 || first == 0x09 {
+        if text[0] == 0x20 || text[0] == 0x09 {
             // An obsolete folded continuation (RFC 9112 §5.2): joined to the previous field.
             guard !fields.isEmpty else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
-            fields[fields.count - 1].value += " " + Self.trimmed(text)
+            fields[fields.count - 1].value += " " + Self.trimmed(text, from: 0)
             return
         }
-        guard let colon = text.firstIndex(of: 0x3A) else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
-        let name = text[..<colon]
-        guard !name.isEmpty, name.allSatisfy(HTTPSyntax.isTokenByte) else {
-            throw .malformedField(String(decoding: text, as: UTF8.self))
+        var colon = 0
+        while colon < text.count, text[colon] != 0x3A {
+            guard HTTPSyntax.isTokenByte(text[colon]) else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
+            colon += 1
         }
+        guard colon > 0, colon < text.count else { throw .malformedField(String(decoding: text, as: UTF8.self)) }
         guard fields.count < Self.maximumFieldCount else { throw .tooManyFields(limit: Self.maximumFieldCount) }
-        fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
-                                value: Self.trimmed(text[text.index(after: colon)...])))
+        fields.append(HTTPField(name: String(decoding: UnsafeRawBufferPointer(rebasing: text[0..<colon]), as: UTF8.self),
+                                value: Self.trimmed(text, from: colon + 1)))
     }
 
-    /// The bytes as text, without leading and trailing spaces and tabs.
     /// Whether `line` starts with "HTTP/"; its first byte decides for every header line.
-    private static func isStatusLine<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) -> Bool {
-        line.first == UInt8(ascii: "H") && line.starts(with: "HTTP/".utf8)
+    private static func isStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
     }
 
-    private static func trimmed<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> String {
-        var start = bytes.startIndex, end = bytes.endIndex
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
-        while end > start {
-            let before = bytes.index(before: end)
-            guard bytes[before] == 0x20 || bytes[before] == 0x09 else { break }
-            end = before
-        }
-        return String(decoding: bytes[start..<end], as: UTF8.self)
+    /// The bytes from `start` on as text, without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer, from start: Int) -> String {
+        var start = start, end = bytes.count
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+        return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
     /// "HTTP/1.1 200 OK", "HTTP/2 204": a version, a three-digit status, an optional reason.
     /// Checked as bytes: as Characters, a combining mark after "HTTP/" would join the slash and
     /// pass for part of the version.
-    private mutating func startHead<Bytes: BidirectionalCollection<UInt8>>(_ line: Bytes) throws(Failure) {
+    private mutating func startHead(_ line: UnsafeRawBufferPointer) throws(Failure) {
         func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         var malformed: Failure { .malformedStatusLine(String(decoding: line, as: UTF8.self)) }
-        guard let space = line.firstIndex(of: 0x20) else { throw malformed }
-        let versionBytes = line[..<space]
-        guard versionBytes.count > 5, versionBytes.dropFirst(5).allSatisfy({ isDigit($0) || $0 == UInt8(ascii: ".") }) else {
-            throw malformed
+        var space = 5
+        while space < line.count, line[space] != 0x20 {
+            guard isDigit(line[space]) || line[space] == UInt8(ascii: ".") else { throw malformed }
+            space += 1
         }
-        let statusStart = line.index(after: space)
-        let statusBytes = line[statusStart..<(line[statusStart...].firstIndex(of: 0x20) ?? line.endIndex)]
-        guard statusBytes.count == 3, statusBytes.allSatisfy(isDigit) else { throw malformed }
-        let code = statusBytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        guard space > 5, space < line.count else { throw malformed }
+        let statusStart = space + 1
+        guard line.count >= statusStart + 3, line.count == statusStart + 3 || line[statusStart + 3] == 0x20 else { throw malformed }
+        var code = 0
+        for index in statusStart..<(statusStart + 3) {
+            guard isDigit(line[index]) else { throw malformed }
+            code = code * 10 + Int(line[index] - UInt8(ascii: "0"))
+        }
         guard code >= 100 else { throw malformed }
         status = code
-        version = String(decoding: versionBytes, as: UTF8.self)
-        // Room for a typical head's fields, which growing one at a time reallocated five times.
+        version = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<space]), as: UTF8.self)
+        // Room for the fields the last head had and two more: growing one at a time reallocated
+        // five times, and a fixed 16 left half the room empty in every response the cache keeps.
         fields = []
-        fields.reserveCapacity(16)
+        fields.reserveCapacity(Self.expectedFieldCount.load(ordering: .relaxed))
     }
 }
 #endif

@@ -78,6 +78,11 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(failure(["HTTP/ 200 OK"]), .malformedStatusLine("HTTP/ 200 OK"))
         XCTAssertEqual(failure(["HTTP/1.1 099 Low"]), .malformedStatusLine("HTTP/1.1 099 Low"))
         XCTAssertEqual(failure(["HTTP/1.1  200 OK"]), .malformedStatusLine("HTTP/1.1  200 OK"))
+        XCTAssertEqual(failure(["HTTP/1.1"]), .malformedStatusLine("HTTP/1.1"))
+        XCTAssertEqual(failure(["HTTP/1.1 "]), .malformedStatusLine("HTTP/1.1 "))
+        XCTAssertEqual(failure(["HTTP/1.1 20"]), .malformedStatusLine("HTTP/1.1 20"))
+        XCTAssertEqual(failure(["HTTP/1.1 2000 OK"]), .malformedStatusLine("HTTP/1.1 2000 OK"))
+        XCTAssertEqual(failure(["HTTP/1.1a 200 OK"]), .malformedStatusLine("HTTP/1.1a 200 OK"))
         // Found by the fuzzer: a combining mark after the slash joins it into one Character
         XCTAssertEqual(failure(["HTTP/\u{308}1.1 200 OK"]), .malformedStatusLine("HTTP/\u{308}1.1 200 OK"))
     }
@@ -88,6 +93,7 @@ final class ResponseHeadParserTests: XCTestCase {
         XCTAssertEqual(failure(["HTTP/1.1 200 OK", "no colon here"]), .malformedField("no colon here"))
         XCTAssertEqual(failure(["HTTP/1.1 200 OK", "Bad Name: x"]), .malformedField("Bad Name: x"))
         XCTAssertEqual(failure(["HTTP/1.1 200 OK", ": no name"]), .malformedField(": no name"))
+        XCTAssertEqual(failure(["HTTP/1.1 200 OK", "NoColon"]), .malformedField("NoColon"))
         XCTAssertEqual(failure(["HTTP/1.1 200 OK", " folded first"]), .malformedField(" folded first"))
     }
 
