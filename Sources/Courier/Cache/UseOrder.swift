@@ -110,8 +110,9 @@ struct UseOrder<Entry: UseOrderEntry> {
     /// caller's to mend.
     private mutating func release(_ slot: Int) -> Entry {
         unlink(slot)
-        let entry = slots[slot].entry!
-        slots[slot].entry = nil
+        // Moved out, not copied: an evicted entry's storage is cold, and a copy would touch each
+        // of its objects once more to retain them.
+        let entry = slots[slot].entry.take()!
         free.append(slot)
         size -= entry.cost
         return entry
