@@ -43,6 +43,9 @@ struct QueueState {
         /// Whether ending it admitted the next request of its lane and claimed a run of the
         /// start loop, which the caller must run.
         var startsNext = false
+        /// An older request's kept result that this one's took the place of: held only so that
+        /// it is freed with the claim, after the lock (``ResultRetention/ended(_:with:now:)``).
+        var displacedResult: AnyResult?
     }
 
     let timing: Timing
@@ -367,12 +370,12 @@ struct QueueState {
             made.metrics = metrics
             result = .success(made)
         }
-        retention.ended(id, with: result, now: now)
+        let displaced = retention.ended(id, with: result, now: now)
         var claim = Claim(id: id, result: result, box: entry.box, urlRequest: sentRequest, task: task,
                           idObservers: entry.idObservers, typeObservers: typeObservers.active(for: entry.box.responseType),
                           completion: entry.completion, updateHandlers: entry.updateHandlers,
                           showedCachedValue: entry.showedCachedValue, temporaryFile: entry.temporaryFile, metrics: metrics,
-                          progressObservers: progress.forget(id))
+                          progressObservers: progress.forget(id), displacedResult: displaced)
         // The next request of its lane may go now.
         if let lane = entry.lane, let next = lanes.end(id, in: lane), let nextEntry = entries[next] {
             admitDurable(next, nextEntry, now: now)

@@ -47,6 +47,28 @@ final class ResultRetentionTests: XCTestCase {
         XCTAssertTrue(kept(retention.observe(id(3), with: { _ in }, now: 4)))
     }
 
+    func testAResultDisplacedFromAFullRingIsHandedBackToBeFreedOutsideTheLock() {
+        // Given a ring of two, full
+        var retention = ResultRetention(limit: 2, maximumAge: 30)
+        XCTAssertNil(retention.ended(id(1), with: .failure(.timedOut), now: 1))
+        XCTAssertNil(retention.ended(id(2), with: .failure(.cancelled), now: 2))
+        // When a third result ends, then a fourth
+        let third = retention.ended(id(3), with: .success(3), now: 3)
+        let fourth = retention.ended(id(4), with: .success(4), now: 4)
+        // Then each hands back the oldest kept result, which is no longer kept
+        guard case .failure(.timedOut) = third, case .failure(.cancelled) = fourth else {
+            return XCTFail("expected the results of 1 and 2, got \(String(describing: third)) and \(String(describing: fourth))")
+        }
+        for raw: UInt64 in 1...4 { _ = retention.delivered(id(raw)) }
+        XCTAssertTrue(unavailable(retention.observe(id(1), with: { _ in }, now: 4)))
+        XCTAssertTrue(unavailable(retention.observe(id(2), with: { _ in }, now: 4)))
+        XCTAssertTrue(kept(retention.observe(id(4), with: { _ in }, now: 4)))
+        // And a ring that keeps nothing, or that aged its results out, displaces none
+        var none = ResultRetention(limit: 0, maximumAge: 30)
+        XCTAssertNil(none.ended(id(1), with: .failure(.timedOut), now: 1))
+        XCTAssertNil(retention.ended(id(5), with: .failure(.timedOut), now: 100 * seconds))
+    }
+
     func testASeededRandomSequenceMatchesAModelThroughManyTurnsOfTheRing() {
         // Given a model: the IDs kept, oldest first, with the time each ended
         var generator = SeededGenerator(seed: 0x8E7A_1D)
