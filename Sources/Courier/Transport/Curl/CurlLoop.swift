@@ -121,31 +121,26 @@ final class CurlLoop: Sendable {
                 }
                 if handedOver, running.isEmpty, waitAwake(watching: nil) { continue }
                 let waitsForHead = running.count == 1 && running.first?.value.exchange.awaitsResponseHead == true
-                if waitsForHead, headsComeQuickly {
+                if headWait.waitsAwake(awaitsHead: waitsForHead) {
                     if waitAwake(watching: multi) { continue }
-                    headsComeQuickly = false
+                    headWait.awakeWaitEndedEmpty()
                 }
                 let sleep = waitsForHead ? DispatchTime.now().uptimeNanoseconds : 0
                 // libcurl shortens the wait to its own next timeout; a wake-up ends it at once.
                 multi.poll(timeoutMilliseconds: running.isEmpty ? 60_000 : 1_000)
-                if waitsForHead { headsComeQuickly = DispatchTime.now().uptimeNanoseconds &- sleep < Self.awakeWait }
+                if waitsForHead { headWait.slept(from: sleep, to: DispatchTime.now().uptimeNanoseconds) }
             }
         }
 
-        /// How long the loop waits awake (`waitAwake`), in nanoseconds.
-        static let awakeWait: UInt64 = 100_000
-
-        /// Whether the last wait for a lone transfer's response head ended within `awakeWait`
-        /// (awake or asleep): the server is near, and the next head is worth waiting awake for.
-        /// A far server's heads are slept for, and the loop spends no CPU waiting for them.
-        @exclusivity(unchecked) private var headsComeQuickly = true
+        /// Whether the loop waits awake for a lone transfer's response head (``HeadWait``).
+        @exclusivity(unchecked) private var headWait = HeadWait()
 
         /// Whether the loop may wait awake: with one CPU, the threads it waits for (the caller's,
         /// the server's if it is local) could only run once it stops.
         private let mayWaitAwake = ProcessInfo.processInfo.activeProcessorCount > 1
 
-        /// Waits awake, up to `awakeWait` (0.1 ms), for what usually comes next when one request
-        /// at a time is on the wire: the caller's next command once the last transfer has ended
+        /// Waits awake, up to ``HeadWait/awakeWait`` (0.1 ms), for what usually comes next when one
+        /// request at a time is on the wire: the caller's next command once the last transfer has ended
         /// (`watching` nil), or activity on the sockets of the one running transfer once its
         /// request is sent and it waits for the response head (`watching` the multi handle); true
         /// when it came. Sleeping in `poll` instead costs a wake-up of this thread, and on a 2-core
@@ -160,7 +155,7 @@ final class CurlLoop: Sendable {
         /// most of the time. (At 16 in flight against a server on the same machine, waiting awake
         /// gave `send` 10 % more throughput, but a far server's responses would arrive at just
         /// such intervals.) The loop waits awake for a head only while heads have come quickly
-        /// (`headsComeQuickly`): for a far server, once, then it sleeps until one comes quickly again.
+        /// (``HeadWait``): for a far server, once, then it sleeps until one comes quickly again.
         private func waitAwake(watching multi: CurlMulti?) -> Bool {
             guard mayWaitAwake else { return false }
             let pending = inbox.withLock { inbox in
@@ -170,7 +165,7 @@ final class CurlLoop: Sendable {
                 return false
             }
             if pending { return true }
-            let deadline = DispatchTime.now().uptimeNanoseconds &+ Self.awakeWait
+            let deadline = DispatchTime.now().uptimeNanoseconds &+ HeadWait.awakeWait
             var active = false
             // A command that comes meanwhile raises `arrived` rather than waking the multi handle
             // (`submit`); `hasActivity` would consume that wake-up, not count it.
