@@ -82,6 +82,9 @@ struct ResponseHeadParser {
     /// Worked on as bytes, by offset into the buffer: one pass over each line, no Character or
     /// Unicode machinery and no slices (this runs for every header line of every response, on the
     /// transport's one thread; a generic slice's `firstIndex(of:)` alone cost more than the rest).
+    /// Safe as unchecked reads go: every offset read is below the count of the buffer it reads,
+    /// by the loop or guard that reaches it, and nothing keeps the buffer past the call (the
+    /// strings made from it are copies).
     mutating func consume(_ line: UnsafeRawBufferPointer) throws(Failure) {
         size += line.count
         guard size <= Self.maximumSize else { throw .headTooLarge(limit: Self.maximumSize) }
