@@ -120,7 +120,7 @@ extension RequestQueue {
         }
         if let news { follow(news) }
         if !mayRedirect {
-            if startRun { runStartLoop() } else if !releasing { scheduleStarts() }
+            startAfterRelease(released: releasing, startRunClaimed: startRun)
             if active { complete(attempt, result: result) }
             return
         }
@@ -172,8 +172,14 @@ extension RequestQueue {
     /// Gives a finished transfer's slot back and claims the start of the next waiting request,
     /// under one lock (this runs once per request).
     func releaseAndStartNext(_ slot: Once) {
-        guard slot.take() else { return scheduleStarts() }
-        if state.withLock({ $0.releaseSlotAndClaimStartRun() }) { runStartLoop() }
+        let released = slot.take()
+        startAfterRelease(released: released, startRunClaimed: released && state.withLock { $0.releaseSlotAndClaimStartRun() })
+    }
+
+    /// What follows a transfer's slot given back (`released`, with the start loop's run claimed
+    /// in the same step or not), or found given back already: the next waiting request starts.
+    private func startAfterRelease(released: Bool, startRunClaimed: Bool) {
+        if startRunClaimed { runStartLoop() } else if !released { scheduleStarts() }
     }
 }
 
