@@ -19,7 +19,8 @@ struct URLRequestBuilder: Sendable {
         self.baseURL = baseURL
         self.defaultTimeout = defaultTimeout
         if let baseURL {
-            var (prefix, query) = Self.split(baseURL.absoluteString, isAbsolute: Self.hasScheme(baseURL.absoluteString))
+            let text = baseURL.absoluteString
+            var (prefix, query) = Self.split(text, isAbsolute: Self.hasScheme(text))
             while prefix.hasSuffix("/") { prefix.removeLast() }
             basePrefix = prefix
             baseQuery = query
