@@ -186,9 +186,10 @@ private final class CacheTask: TransportTask {
         let cache = layer.cache
         guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(key: nil) }
         let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: requestHeaders)
-        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup) : []
+        let now = cache.clock()
+        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
         let policy = request.context.cachePolicy
-        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: cache.clock(),
+        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: now,
                                           heuristicLimit: cache.heuristicFreshnessLimit)
         switch decision {
         case .fresh(let response):

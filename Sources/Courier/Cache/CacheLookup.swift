@@ -47,12 +47,19 @@ enum CacheLookup {
     /// (RFC 9110 §6.6.1), and at equal dates the one received last wins; then the first in
     /// `stored`.
     static func bestMatch(in stored: [StoredResponse], for request: CacheRequest) -> StoredResponse? {
-        let credentials = Storability.credentialKey(requestHeaders: request.headers)
-        let matching = stored.filter { response in
-            response.url == request.url && response.vary.matches(response.secondaryKey, headers: request.headers)
-                && (response.credentialKey == nil || response.credentialKey == credentials)
+        // The request's credential digest, made only for a response bound to credentials.
+        var credentials: String??
+        func matches(_ response: StoredResponse) -> Bool {
+            guard response.url == request.url, response.vary.matches(response.secondaryKey, headers: request.headers) else {
+                return false
+            }
+            guard let bound = response.credentialKey else { return true }
+            if credentials == nil { credentials = Storability.credentialKey(requestHeaders: request.headers) }
+            return bound == credentials!
         }
-        // One match (the usual case) needs no dates.
+        // One stored response (the usual case) needs no array of matches and no dates.
+        if stored.count == 1 { return matches(stored[0]) ? stored[0] : nil }
+        let matching = stored.filter(matches)
         if matching.count < 2 { return matching.first }
         var best: (response: StoredResponse, date: Double)?
         for response in matching {
@@ -149,9 +156,10 @@ enum CacheLookup {
     static func decideByProtocol(_ best: StoredResponse, request: CacheRequest, now: Double,
                                  heuristicLimit: Double) -> CacheDecision {
         let asked = requestDirectives(request.headers)
-        let response = CacheHeaders.cacheControl(in: best.headers)
-        // Its directives parsed once: parsing them is a third of a hit's lookup.
-        let freshness = Freshness(of: best, now: now, heuristicLimit: heuristicLimit, directives: response)
+        // Read from its fields once, usually when it was first used.
+        let basis = best.freshnessBasis(now: now)
+        let response = basis.directives
+        let freshness = Freshness(basis, responseTime: best.responseTime, now: now, heuristicLimit: heuristicLimit)
         let withinRequestLimits = (asked.maxAge.map { freshness.age <= Double($0) } ?? true)
             && (asked.minFresh.map { freshness.lifetime - freshness.age >= Double($0) } ?? true)
         let mustValidate = asked.noCache != nil || response.noCache != nil

@@ -60,35 +60,22 @@ extension Freshness {
     /// at `heuristicLimit` seconds. `directives` are its `Cache-Control`'s when the caller has
     /// parsed them already.
     init(of stored: StoredResponse, now: Double, heuristicLimit: Double, directives: CacheControl? = nil) {
-        let headers = stored.headers
-        let dateValue = CacheHeaders.date("Date", in: headers, now: now) ?? stored.responseTime
+        let basis = stored.freshnessBasis ?? FreshnessBasis(of: stored, now: now, directives: directives)
+        self.init(basis, responseTime: stored.responseTime, now: now, heuristicLimit: heuristicLimit)
+    }
 
-        let apparentAge = max(0, stored.responseTime - dateValue)
-        let responseDelay = max(0, stored.responseTime - stored.requestTime)
-        let correctedAgeValue = Self.ageValue(headers["Age"]) + responseDelay
-        let correctedInitialAge = max(apparentAge, correctedAgeValue)
-        let residentTime = max(0, now - stored.responseTime)
-        age = correctedInitialAge + residentTime
-
-        let directives = directives ?? CacheHeaders.cacheControl(in: headers)
-        let expires = headers["Expires"]
-        switch directives.maxAgeDirective {
-        case .seconds(let seconds):
-            (lifetime, isHeuristic) = (Double(seconds), false)
-        case .invalid:
+    /// The freshness at `now` of a response received at `responseTime` (seconds since 1970) with
+    /// `basis`: its age grows by the time it has been resident (never negative, for a clock set
+    /// back), and a heuristic lifetime is capped at `heuristicLimit` seconds.
+    init(_ basis: FreshnessBasis, responseTime: Double, now: Double, heuristicLimit: Double) {
+        age = basis.correctedInitialAge + max(0, now - responseTime)
+        switch basis.lifetime {
+        case .explicit(let seconds):
+            (lifetime, isHeuristic) = (seconds, false)
+        case .heuristic(let seconds):
+            (lifetime, isHeuristic) = (min(seconds, max(0, heuristicLimit)), true)
+        case .none:
             (lifetime, isHeuristic) = (0, false)
-        case nil:
-            if let expires {
-                let expiry = CacheHeaders.date(expires, now: now)
-                (lifetime, isHeuristic) = (expiry.map { max(0, $0 - dateValue) } ?? 0, false)
-            } else if Self.isHeuristicallyCacheable(stored.statusCode)
-                        || directives.isPublic || directives.privateScope != nil,
-                      let lastModified = CacheHeaders.date("Last-Modified", in: headers, now: now),
-                      lastModified < dateValue {
-                (lifetime, isHeuristic) = (min((dateValue - lastModified) / 10, max(0, heuristicLimit)), true)
-            } else {
-                (lifetime, isHeuristic) = (0, false)
-            }
         }
     }
 

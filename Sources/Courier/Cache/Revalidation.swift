@@ -136,8 +136,9 @@ enum Revalidation {
         case .returnCachedElseLoad, .onlyCached: return true
         case .useProtocol: break
         }
-        let response = CacheHeaders.cacheControl(in: stored.headers)
-        let staleness = Freshness(of: stored, now: now, heuristicLimit: heuristicLimit).staleness
+        let basis = stored.freshnessBasis(now: now)
+        let response = basis.directives
+        let staleness = Freshness(basis, responseTime: stored.responseTime, now: now, heuristicLimit: heuristicLimit).staleness
         if response.noCache != nil || (response.mustRevalidate && staleness > 0) { return false }
         guard let window = CacheHeaders.cacheControl(in: requestHeaders).staleIfError ?? response.staleIfError else {
             return false

@@ -10,17 +10,25 @@ struct StoredResponse: Sendable, Hashable {
     /// The primary key: the absolute request URL without its fragment (see ``CacheKey``).
     var url: String
     /// The status code (only final statuses the cache may store).
-    var statusCode: Int
+    var statusCode: Int {
+        didSet { basis = nil }
+    }
     /// The response's header fields as the transport handed them over: in order, names as they
     /// came, repeated names kept.
-    var headers: HTTPFields
+    var headers: HTTPFields {
+        didSet { basis = nil }
+    }
     /// The whole body, decoded from any content coding the transport asked for.
     var body: Data
     /// When the request that got this response was sent, in seconds since 1970
     /// (`request_time` of RFC 9111 §4.2.3).
-    var requestTime: Double
+    var requestTime: Double {
+        didSet { basis = nil }
+    }
     /// When the response was received, in seconds since 1970 (`response_time`).
-    var responseTime: Double
+    var responseTime: Double {
+        didSet { basis = nil }
+    }
     /// The values of the request fields that the response's `Vary` names, as
     /// ``Vary/secondaryKey(for:)`` made them from the request that got it; empty without `Vary`.
     var secondaryKey: [String?]
@@ -29,6 +37,55 @@ struct StoredResponse: Sendable, Hashable {
     /// (the request had none, or the response is explicitly shareable: `public`,
     /// `must-revalidate`, `s-maxage`). The value itself is never stored.
     var credentialKey: String?
+
+    /// Its ``FreshnessBasis`` once a store has read it (``rememberFreshnessBasis(now:)``); forgotten
+    /// when a field it depends on changes. Boxed: most stored responses are never read, and the
+    /// basis is larger than the rest of the value. Not part of the response's equality.
+    private var basis: Box?
+
+    private final class Box: Sendable {
+        let basis: FreshnessBasis
+        init(_ basis: FreshnessBasis) { self.basis = basis }
+    }
+
+    init(url: String, statusCode: Int, headers: HTTPFields, body: Data, requestTime: Double, responseTime: Double,
+         secondaryKey: [String?], credentialKey: String?) {
+        self.url = url
+        self.statusCode = statusCode
+        self.headers = headers
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.secondaryKey = secondaryKey
+        self.credentialKey = credentialKey
+    }
+
+    /// The basis a store keeps with the response, if any.
+    var freshnessBasis: FreshnessBasis? { basis?.basis }
+
+    /// Reads the response's freshness basis at `now` (seconds since 1970) and keeps it with the
+    /// response, unless it has one already.
+    mutating func rememberFreshnessBasis(now: Double) {
+        if basis == nil { basis = Box(FreshnessBasis(of: self, now: now)) }
+    }
+
+    static func == (first: StoredResponse, second: StoredResponse) -> Bool {
+        first.url == second.url && first.statusCode == second.statusCode && first.headers == second.headers
+            && first.body == second.body && first.requestTime == second.requestTime
+            && first.responseTime == second.responseTime && first.secondaryKey == second.secondaryKey
+            && first.credentialKey == second.credentialKey
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(url)
+        hasher.combine(statusCode)
+        hasher.combine(headers)
+        hasher.combine(body)
+        hasher.combine(requestTime)
+        hasher.combine(responseTime)
+        hasher.combine(secondaryKey)
+        hasher.combine(credentialKey)
+    }
 
     /// The value of a header field, its name compared case-insensitively.
     func header(_ name: String) -> String? {
@@ -43,10 +100,11 @@ struct StoredResponse: Sendable, Hashable {
     /// What the response costs a store, in bytes: an estimate of the memory it takes, so that a
     /// memory store's capacity bounds the process's memory. Measured on Linux: besides the body
     /// and the text, a stored response takes about 320 bytes of its own (the value, the store's
-    /// index and use order), and each header field about 64 (its slot and string storage); the
-    /// URL is kept twice (the response and the index).
+    /// index and use order), 176 more from its first use (its ``FreshnessBasis``, counted from
+    /// the start so that the bound holds however many are used), and each header field about 64
+    /// (its slot and string storage); the URL is kept twice (the response and the index).
     var cost: Int {
-        var total = body.count + 2 * url.utf8.count + 320
+        var total = body.count + 2 * url.utf8.count + 496
         for field in headers { total += field.name.utf8.count + field.value.utf8.count + 64 }
         for value in secondaryKey { total += (value?.utf8.count ?? 0) + 16 }
         total += credentialKey?.utf8.count ?? 0

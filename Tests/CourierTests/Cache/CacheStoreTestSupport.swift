@@ -3,7 +3,7 @@ import Foundation
 
 extension StoredResponse {
     /// A response for the store tests: no header fields unless given, so that its
-    /// ``StoredResponse/cost`` is `body.count + 2 * url.utf8.count + 320` plus its keys.
+    /// ``StoredResponse/cost`` is `body.count + 2 * url.utf8.count + 496` plus its keys.
     static func sample(
         _ url: String, body: Data = Data(), headers: HTTPFields = [:], secondaryKey: [String?] = [],
         credentialKey: String? = nil, statusCode: Int = 200
@@ -12,7 +12,7 @@ extension StoredResponse {
                        responseTime: 1_700_000_000.5, secondaryKey: secondaryKey, credentialKey: credentialKey)
     }
 
-    /// A response whose cost is exactly `cost` bytes (at least its cost without a body: about 400
+    /// A response whose cost is exactly `cost` bytes (at least its cost without a body: about 580
     /// bytes for the tests' URLs).
     static func costing(_ cost: Int, _ url: String, secondaryKey: [String?] = [], credentialKey: String? = nil) -> StoredResponse {
         var response = sample(url, secondaryKey: secondaryKey, credentialKey: credentialKey)

@@ -7,9 +7,18 @@ final class FreshnessTests: XCTestCase {
     private let now = CacheRuleFixtures.now
     private let date = CacheRuleFixtures.date
 
-    /// The freshness `offset` seconds after the fixtures' "now".
-    private func freshness(_ stored: StoredResponse, at offset: Double = 0, limit: Double = 86_400) -> Freshness {
-        Freshness(of: stored, now: now + offset, heuristicLimit: limit)
+    /// The freshness `offset` seconds after the fixtures' "now"; every case also checks that the
+    /// basis a memory store keeps (read at the fixtures' "now", as a first use would) gives the
+    /// same freshness as reading the fields again.
+    private func freshness(_ stored: StoredResponse, at offset: Double = 0, limit: Double = 86_400,
+                           file: StaticString = #filePath, line: UInt = #line) -> Freshness {
+        let fromFields = Freshness(of: stored, now: now + offset, heuristicLimit: limit)
+        var remembered = stored
+        remembered.rememberFreshnessBasis(now: now)
+        XCTAssertNotNil(remembered.freshnessBasis, file: file, line: line)
+        XCTAssertEqual(Freshness(of: remembered, now: now + offset, heuristicLimit: limit), fromFields,
+                       "from the remembered basis", file: file, line: line)
+        return fromFields
     }
 
     // MARK: Age (§4.2.3)
