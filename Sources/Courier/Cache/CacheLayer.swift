@@ -58,8 +58,9 @@ final class CacheLayer: Transport {
 
     /// Revalidates a stored response that was just served stale, unless its key is being
     /// revalidated already; the answer only updates the store.
-    fileprivate func revalidateInBackground(_ request: TransportRequest, key: String, stored: StoredResponse,
+    fileprivate func revalidateInBackground(_ request: TransportRequest, lookup: CacheRequest, stored: StoredResponse,
                                             conditionalHeaders: [String: String]) {
+        let key = lookup.url
         var outgoing = request
         outgoing.context.cachedFirst = nil
         for (name, value) in conditionalHeaders { outgoing.urlRequest.setValue(value, forHTTPHeaderField: name) }
@@ -75,8 +76,7 @@ final class CacheLayer: Transport {
                     cache.store(freshened)
                 }
             } else {
-                store(response, for: request, requestHeaders: request.urlRequest.allHTTPHeaderFields ?? [:], key: key,
-                      requestTime: requestTime, responseTime: responseTime)
+                store(response, for: lookup, requestTime: requestTime, responseTime: responseTime)
             }
         }
         let isFirst = revalidations.withLock { tasks in
@@ -108,11 +108,12 @@ final class CacheLayer: Transport {
 
     /// Stores a response to a request if the rules allow it; forgets the stored one a
     /// `no-store` answer replaces.
-    fileprivate func store(_ response: TransportResponse, for request: TransportRequest, requestHeaders: [String: String],
-                           key: String, requestTime: Double, responseTime: Double) {
+    fileprivate func store(_ response: TransportResponse, for request: CacheRequest, requestTime: Double,
+                           responseTime: Double) {
         let headers = response.head.headerFields
-        switch Storability.decide(method: request.urlRequest.httpMethod ?? "GET", requestHeaders: requestHeaders,
-                                  statusCode: response.head.status, responseHeaders: headers) {
+        let key = request.url
+        let requestHeaders = request.headers
+        switch Storability.decide(request: request, statusCode: response.head.status, responseHeaders: headers) {
         case .store(let bindsCredentials):
             guard let secondaryKey = Vary(of: headers).secondaryKey(for: requestHeaders) else { return }
             cache.store(StoredResponse(
@@ -184,7 +185,7 @@ private final class CacheTask: TransportTask {
     func resume() {
         let urlRequest = request.urlRequest
         let cache = layer.cache
-        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(key: nil) }
+        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(lookup: nil) }
         let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: requestHeaders)
         let now = cache.clock()
         let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
@@ -202,18 +203,18 @@ private final class CacheTask: TransportTask {
             // A caller shown the stored response first wants the fresh one as its answer.
             if request.context.cachedFirst != nil {
                 showFirst(response)
-                return send(key: key, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
+                return send(lookup: lookup, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
             }
             answer(with: response, .stale)
-            layer.revalidateInBackground(request, key: key, stored: response, conditionalHeaders: conditionalHeaders)
+            layer.revalidateInBackground(request, lookup: lookup, stored: response, conditionalHeaders: conditionalHeaders)
         case .validate(let response, let conditionalHeaders):
             showFirst(response)
-            send(key: key, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
+            send(lookup: lookup, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
         case .load:
             // What the policy or stale-if-error may still fall back on, or show first.
             let best = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
             if let best { showFirst(best) }
-            send(key: key, fallback: best)
+            send(lookup: lookup, fallback: best)
         case .unavailable:
             finish(.failure(.notCached(url)))
         }
@@ -266,8 +267,9 @@ private final class CacheTask: TransportTask {
     }
 
     /// Sends the request on: as it is, or with validators for `validating`. `fallback` answers
-    /// if the origin fails and the rules allow a stale response.
-    private func send(key: String?, validating: StoredResponse? = nil, conditionalHeaders: [String: String] = [:],
+    /// if the origin fails and the rules allow a stale response; the answer is stored under
+    /// `lookup`'s key, when there is one, if the rules allow.
+    private func send(lookup: CacheRequest?, validating: StoredResponse? = nil, conditionalHeaders: [String: String] = [:],
                       fallback: StoredResponse? = nil) {
         var outgoing = request
         outgoing.context.cachedFirst = nil
@@ -275,7 +277,7 @@ private final class CacheTask: TransportTask {
         let clock = layer.cache.clock
         let requestTime = clock()
         let task = layer.inner.makeTask(for: outgoing) { [self] result in
-            received(result, key: key, validating: validating, fallback: fallback,
+            received(result, lookup: lookup, validating: validating, fallback: fallback,
                      requestTime: requestTime, responseTime: clock())
         }
         let cancelled = state.withLock { state in
@@ -286,7 +288,7 @@ private final class CacheTask: TransportTask {
         task.resume()
     }
 
-    private func received(_ result: Result<TransportResponse, RequestError>, key: String?, validating: StoredResponse?,
+    private func received(_ result: Result<TransportResponse, RequestError>, lookup: CacheRequest?, validating: StoredResponse?,
                           fallback: StoredResponse?, requestTime: Double, responseTime: Double) {
         state.withLock { $0.inner = nil }  // it held this task's completion, and this task held it
         let cache = layer.cache
@@ -308,7 +310,7 @@ private final class CacheTask: TransportTask {
             guard let freshened = Revalidation.freshened(validating, with: response.head.headerFields,
                                                          requestTime: requestTime, responseTime: responseTime) else {
                 // The 304 speaks of another response than the one stored: ask again, without validators.
-                return send(key: key, fallback: fallback)
+                return send(lookup: lookup, fallback: fallback)
             }
             cache.store(freshened)
             return answer(with: freshened, .revalidated)
@@ -318,9 +320,8 @@ private final class CacheTask: TransportTask {
                                                   heuristicLimit: cache.heuristicFreshnessLimit) {
             return answer(with: fallback, .stale)
         }
-        if let key {
-            layer.store(response, for: request, requestHeaders: requestHeaders, key: key, requestTime: requestTime,
-                        responseTime: responseTime)
+        if let lookup {
+            layer.store(response, for: lookup, requestTime: requestTime, responseTime: responseTime)
         }
         layer.invalidate(after: response, to: request)
         finish(.success(response))

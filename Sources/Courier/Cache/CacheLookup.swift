@@ -1,13 +1,3 @@
-/// A request as the cache sees it when it looks for a stored response.
-struct CacheRequest: Sendable, Hashable {
-    /// The request method, as it will be sent.
-    var method: String
-    /// The primary key (``CacheKey/make(for:)``) of the request's URL.
-    var url: String
-    /// The request's header fields.
-    var headers: [String: String]
-}
-
 /// What a request does with the stored responses (``CacheLookup/decide(stored:request:policy:now:heuristicLimit:)``).
 enum CacheDecision: Hashable, Sendable {
     /// Answer with this response, which is fresh; send nothing.
@@ -94,11 +84,13 @@ enum CacheLookup {
         // Nothing stored (every first request for a URL): whatever else the request says, it goes
         // to the network, or fails under `onlyCached`, unless `only-if-cached` makes a
         // `useProtocol` request fail; the rules below decide that case.
-        if stored.isEmpty, policy != .useProtocol || !requestDirectives(request.headers).onlyIfCached { return network }
-        guard request.method == "GET",
-              !ConditionalRequest.originOnlyFields.contains(where: { CacheHeaders.contains($0, in: request.headers) }),
-              !CacheHeaders.contains("Range", in: request.headers), policy != .reload else { return network }
-        if ConditionalRequest.isConditional(request.headers) {
+        if stored.isEmpty,
+           policy != .useProtocol || !request.fields.hasCacheControl || !requestDirectives(request).onlyIfCached {
+            return network
+        }
+        guard request.method == "GET", !request.fields.hasOriginOnlyPreconditions, !request.fields.hasRange,
+              policy != .reload else { return network }
+        if request.fields.isConditional {
             switch decide(stored: stored, unconditional: request, policy: policy, now: now, heuristicLimit: heuristicLimit) {
             case .fresh(let best): return answer(request, with: best, .fresh, now: now)
             case .stale(let best): return answer(request, with: best, .stale, now: now)
@@ -124,7 +116,7 @@ enum CacheLookup {
                                now: Double, heuristicLimit: Double) -> CacheDecision {
         let network: CacheDecision = policy == .onlyCached ? .unavailable : .load
         guard let best = bestMatch(in: stored, for: request) else {
-            return policy == .useProtocol && requestDirectives(request.headers).onlyIfCached ? .unavailable : network
+            return policy == .useProtocol && requestDirectives(request).onlyIfCached ? .unavailable : network
         }
         switch policy {
         case .returnCachedElseLoad, .onlyCached:
@@ -155,7 +147,7 @@ enum CacheLookup {
     /// which the cache never does unless asked to.
     static func decideByProtocol(_ best: StoredResponse, request: CacheRequest, now: Double,
                                  heuristicLimit: Double) -> CacheDecision {
-        let asked = requestDirectives(request.headers)
+        let asked = requestDirectives(request)
         // Read from its fields once, usually when it was first used.
         let basis = best.freshnessBasis(now: now)
         let response = basis.directives
@@ -185,10 +177,11 @@ enum CacheLookup {
     /// A request's cache directives: its `Cache-Control`, or, when it has none, `no-cache` if its
     /// `Pragma` lists `no-cache` (RFC 9111 §5.4 deprecates `Pragma`, but HTTP/1.0 clients and
     /// RFC 7234 §5.4 gave it that meaning, and a request that bothers to send it wants it).
-    static func requestDirectives(_ headers: [String: String]) -> CacheControl {
-        if CacheHeaders.contains("Cache-Control", in: headers) { return CacheHeaders.cacheControl(in: headers) }
+    static func requestDirectives(_ request: CacheRequest) -> CacheControl {
+        let headers = request.headers
+        if request.fields.hasCacheControl { return CacheHeaders.cacheControl(in: headers) }
         var directives = CacheControl()
-        if let pragma = CacheHeaders.value("Pragma", in: headers),
+        if request.fields.hasPragma, let pragma = CacheHeaders.value("Pragma", in: headers),
            pragma.split(separator: ",").contains(where: { CacheHeaders.namesEqual(String(CacheHeaders.trimmed($0)), "no-cache") }) {
             directives.noCache = .all
         }

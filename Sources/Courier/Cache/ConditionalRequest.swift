@@ -6,14 +6,6 @@
 /// `If-Match`, `If-Unmodified-Since` and `If-Range` are not the cache's to evaluate (§4.3.2):
 /// a request with them goes to the origin as it is.
 enum ConditionalRequest {
-    /// The fields only an origin evaluates.
-    static let originOnlyFields = ["If-Match", "If-Unmodified-Since", "If-Range"]
-
-    /// Whether the request has validators of its own the cache may evaluate.
-    static func isConditional(_ requestHeaders: [String: String]) -> Bool {
-        CacheHeaders.contains("If-None-Match", in: requestHeaders) || CacheHeaders.contains("If-Modified-Since", in: requestHeaders)
-    }
-
     /// Whether `stored` is "not modified" for the request's conditions (RFC 9110 §13.2.2, steps
     /// 3 and 4): `If-None-Match` when present (a weak comparison with the stored `ETag`, `*`
     /// matching any), otherwise `If-Modified-Since` against the stored `Last-Modified`, or its

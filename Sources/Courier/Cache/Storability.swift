@@ -43,23 +43,21 @@ enum Storability {
 
     /// What the cache does with the response to a request.
     /// - Parameters:
-    ///   - method: The request method, as sent.
-    ///   - requestHeaders: The request's header fields.
+    ///   - request: The request, as sent.
     ///   - statusCode: The response's status code.
     ///   - responseHeaders: The response's header fields.
-    static func decide(method: String, requestHeaders: [String: String], statusCode: Int,
-                       responseHeaders: HTTPFields) -> StoreDecision {
-        guard method == "GET" else { return .doNotStore(.methodNotCacheable) }
+    static func decide(request: CacheRequest, statusCode: Int, responseHeaders: HTTPFields) -> StoreDecision {
+        guard request.method == "GET" else { return .doNotStore(.methodNotCacheable) }
         guard statusCode >= 200 else { return .doNotStore(.statusNotFinal) }
-        let fields = RequestFields(requestHeaders)
+        let fields = request.fields
         if statusCode == 206 || fields.hasRange { return .doNotStore(.partialContent) }
         if fields.hasPreconditions { return .doNotStore(.userConditional) }
 
-        let request = fields.hasCacheControl ? CacheHeaders.cacheControl(in: requestHeaders) : CacheControl()
+        let asked = fields.hasCacheControl ? CacheHeaders.cacheControl(in: request.headers) : CacheControl()
         let received = ResponseFields(responseHeaders)
         let response = received.cacheControl.map(CacheControl.init) ?? CacheControl()
         let understood = isUnderstood(statusCode)
-        if request.noStore || (response.noStore && !(response.mustUnderstand && understood)) {
+        if asked.noStore || (response.noStore && !(response.mustUnderstand && understood)) {
             return .doNotStore(.noStore)
         }
         if received.vary.map(Vary.init) == .everything {
@@ -99,37 +97,6 @@ enum Storability {
         }
     }
 
-    /// The request fields the rules ask about, found in one pass over the request's names (the
-    /// rules ask about eight; a name is compared only with those of its length).
-    private struct RequestFields {
-        var hasRange = false
-        var hasPreconditions = false
-        var hasCacheControl = false
-        var hasAuthorization = false
-
-        init(_ headers: [String: String]) {
-            for name in headers.keys {
-                switch name.utf8.count {
-                case 5:
-                    hasRange = hasRange || CacheHeaders.namesEqual(name, "Range")
-                case 8:
-                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Match")
-                        || CacheHeaders.namesEqual(name, "If-Range")
-                case 13:
-                    hasCacheControl = hasCacheControl || CacheHeaders.namesEqual(name, "Cache-Control")
-                    hasAuthorization = hasAuthorization || CacheHeaders.namesEqual(name, "Authorization")
-                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-None-Match")
-                case 17:
-                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Modified-Since")
-                case 19:
-                    hasPreconditions = hasPreconditions || CacheHeaders.namesEqual(name, "If-Unmodified-Since")
-                default:
-                    break
-                }
-            }
-        }
-    }
-
     /// The digest that binds a stored response to the credentials of the request that got it
     /// (``StoredResponse/credentialKey``): `"a1:"` and 16 hexadecimal digits of the 64-bit
     /// FNV-1a hash of the `Authorization` value's UTF-8 bytes; nil without `Authorization`.
@@ -151,7 +118,7 @@ enum Storability {
     }
 }
 
-/// What the cache does with a response (``Storability/decide(method:requestHeaders:statusCode:responseHeaders:)``).
+/// What the cache does with a response (``Storability/decide(request:statusCode:responseHeaders:)``).
 enum StoreDecision: Hashable, Sendable {
     /// Store it; when `bindsCredentials`, only for requests with the same `Authorization`
     /// (save it with ``Storability/credentialKey(requestHeaders:)``).

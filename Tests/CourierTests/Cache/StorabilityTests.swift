@@ -5,7 +5,8 @@ import XCTest
 final class StorabilityTests: XCTestCase {
     private func decide(method: String = "GET", request: [String: String] = [:], status: Int = 200,
                         response: HTTPFields = [:]) -> StoreDecision {
-        Storability.decide(method: method, requestHeaders: request, statusCode: status, responseHeaders: response)
+        Storability.decide(request: CacheRequest(method: method, url: CacheRuleFixtures.url, headers: request),
+                           statusCode: status, responseHeaders: response)
     }
 
     // MARK: Stored
