@@ -36,9 +36,68 @@ final class CacheLayer: Transport {
         self.cache = cache
     }
 
+    /// Looks the request up when its task is made (the queue resumes it right after). A
+    /// ``CacheTask`` answers from the store, validates, or keeps a stored response to fall back
+    /// on; a request the store has nothing for (most requests an app makes the first time), and
+    /// whose caller wants nothing shown first, needs none of that: it is the transport's own
+    /// task, its answer stored on the way back.
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        CacheTask(layer: self, request: request, completion: completion)
+        let found = lookUp(request)
+        if let found, found.needsTask || request.context.cachedFirst != nil {
+            return CacheTask(layer: self, request: request, found: found, completion: completion)
+        }
+        let lookup = found?.request
+        let requestTime = cache.clock()
+        let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
+        let url = request.urlRequest.url
+        return inner.makeTask(for: request) { [self] result in
+            if case .success(let response) = result {
+                loaded(response, for: lookup, method: method, url: url, requestTime: requestTime, responseTime: cache.clock())
+            }
+            completion(result)
+        }
+    }
+
+    /// What the store has for a request, and what the request does with it.
+    struct Found {
+        /// The request as the rules see it.
+        let request: CacheRequest
+        /// Its URL.
+        let url: URL
+        /// The responses stored for its key (none for a method other than `GET`).
+        let stored: [StoredResponse]
+        /// What ``CacheLookup`` decided for it.
+        let decision: CacheDecision
+
+        /// Whether it needs a ``CacheTask``: anything but a load with nothing stored (a load
+        /// may fall back on a stored response).
+        var needsTask: Bool {
+            if case .load = decision { return !stored.isEmpty }
+            return true
+        }
+    }
+
+    /// The stored responses for a request and the decision (``CacheLookup``); nil when its URL
+    /// names nothing a cache can keep (no scheme or host).
+    private func lookUp(_ request: TransportRequest) -> Found? {
+        let urlRequest = request.urlRequest
+        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return nil }
+        // The fields once: a `URLRequest` makes a new dictionary each time it is asked.
+        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
+        let now = cache.clock()
+        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
+        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: request.context.cachePolicy, now: now,
+                                          heuristicLimit: cache.heuristicFreshnessLimit)
+        return Found(request: lookup, url: url, stored: stored, decision: decision)
+    }
+
+    /// What follows a response from the origin that answers the request as it is: stored under
+    /// `lookup`'s key (when there is one) if the rules allow, and what an unsafe method changed forgotten.
+    func loaded(_ response: TransportResponse, for lookup: CacheRequest?, method: String, url: URL?, requestTime: Double,
+                responseTime: Double) {
+        if let lookup { store(response, for: lookup, requestTime: requestTime, responseTime: responseTime) }
+        invalidate(after: response, method: method, url: url)
     }
 
     func makeStreamingTask(for request: TransportRequest, receiver: any TransportStreamReceiver) -> any TransportTask {
@@ -58,7 +117,7 @@ final class CacheLayer: Transport {
 
     /// Revalidates a stored response that was just served stale, unless its key is being
     /// revalidated already; the answer only updates the store.
-    fileprivate func revalidateInBackground(_ request: TransportRequest, lookup: CacheRequest, stored: StoredResponse,
+    func revalidateInBackground(_ request: TransportRequest, lookup: CacheRequest, stored: StoredResponse,
                                             conditionalHeaders: [String: String]) {
         let key = lookup.url
         var outgoing = request
@@ -90,7 +149,7 @@ final class CacheLayer: Transport {
     /// The head of a stored response answering a request for `url` when it is `age` seconds old:
     /// its stored fields with an `Age` field of that age in place of the origin's (RFC 9111 §5.1:
     /// a cache sends the age of what it answers with).
-    fileprivate func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
+    func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
         let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
                           responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
         if let head = heads.withLock({ $0[key] }) { return head }
@@ -108,14 +167,15 @@ final class CacheLayer: Transport {
 
     /// Stores a response to a request if the rules allow it; forgets the stored one a
     /// `no-store` answer replaces.
-    fileprivate func store(_ response: TransportResponse, for request: CacheRequest, requestTime: Double,
+    private func store(_ response: TransportResponse, for request: CacheRequest, requestTime: Double,
                            responseTime: Double) {
         let headers = response.head.headerFields
         let key = request.url
         let requestHeaders = request.headers
-        switch Storability.decide(request: request, statusCode: response.head.status, responseHeaders: headers) {
+        let received = Storability.ResponseFields(headers)
+        switch Storability.decide(request: request, statusCode: response.head.status, received: received) {
         case .store(let bindsCredentials):
-            guard let secondaryKey = Vary(of: headers).secondaryKey(for: requestHeaders) else { return }
+            guard let secondaryKey = received.vary.secondaryKey(for: requestHeaders) else { return }
             cache.store(StoredResponse(
                 url: key, statusCode: response.head.status, headers: headers, body: response.body,
                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
@@ -129,205 +189,11 @@ final class CacheLayer: Transport {
     }
 
     /// Forgets what a request with an unsafe method changed (RFC 9111 §4.4).
-    fileprivate func invalidate(after response: TransportResponse, to request: TransportRequest) {
-        let method = request.urlRequest.httpMethod ?? "GET"
-        guard !Invalidation.isSafe(method), let url = request.urlRequest.url else { return }
+    private func invalidate(after response: TransportResponse, method: String, url: URL?) {
+        guard !Invalidation.isSafe(method), let url else { return }
         for key in Invalidation.invalidatedKeys(method: method, requestURL: url,
                                                 statusCode: response.head.status, responseHeaders: response.head.headerFields) {
             cache.remove(key)
         }
-    }
-}
-
-/// One request through the cache layer: answered from the store, or sent on (perhaps
-/// conditionally) and its answer stored.
-private final class CacheTask: TransportTask {
-    private struct State {
-        var inner: (any TransportTask)?
-        var cancelled = false
-        var answeredBytes: Int64?
-    }
-
-    private let layer: CacheLayer
-    private let request: TransportRequest
-    /// The request's fields, which the lookup and the storing both read (a `URLRequest` makes a
-    /// new dictionary each time it is asked).
-    private let requestHeaders: [String: String]
-    private let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
-    /// Whether the task has answered: held here, not in a ``Once`` (an allocation more per request).
-    private let completed = Atomic<Bool>(false)
-    /// Its bodies take no other lock, so the lock can be one of the shared stripes.
-    private let state = Locked(State(), sharing: LockStripes.next())
-
-    init(layer: CacheLayer, request: TransportRequest,
-         completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
-        self.layer = layer
-        self.request = request
-        requestHeaders = request.urlRequest.allHTTPHeaderFields ?? [:]
-        self.completion = completion
-    }
-
-    var progress: TransferProgress {
-        let (inner, answered) = state.withLock { ($0.inner, $0.answeredBytes) }
-        if let answered { return TransferProgress(bytesReceived: answered, totalBytesToReceive: answered) }
-        return inner?.progress ?? TransferProgress()
-    }
-
-    func cancel() {
-        let inner = state.withLock { state in
-            state.cancelled = true
-            return state.inner
-        }
-        // The inner task answers with cancelled; without one, this does.
-        if let inner { inner.cancel() } else { finish(.failure(.cancelled)) }
-    }
-
-    func resume() {
-        let urlRequest = request.urlRequest
-        let cache = layer.cache
-        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return send(lookup: nil) }
-        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: requestHeaders)
-        let now = cache.clock()
-        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
-        let policy = request.context.cachePolicy
-        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: policy, now: now,
-                                          heuristicLimit: cache.heuristicFreshnessLimit)
-        switch decision {
-        case .fresh(let response):
-            answer(with: response, .fresh)
-        case .stale(let response):
-            answer(with: response, .stale)
-        case .notModified(let response, let freshness):
-            answer(notModified: response, freshness)
-        case .staleWhileRevalidate(let response, let conditionalHeaders):
-            // A caller shown the stored response first wants the fresh one as its answer.
-            if request.context.cachedFirst != nil {
-                showFirst(response)
-                return send(lookup: lookup, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
-            }
-            answer(with: response, .stale)
-            layer.revalidateInBackground(request, lookup: lookup, stored: response, conditionalHeaders: conditionalHeaders)
-        case .validate(let response, let conditionalHeaders):
-            showFirst(response)
-            send(lookup: lookup, validating: response, conditionalHeaders: conditionalHeaders, fallback: response)
-        case .load:
-            // What the policy or stale-if-error may still fall back on, or show first.
-            let best = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
-            if let best { showFirst(best) }
-            send(lookup: lookup, fallback: best)
-        case .unavailable:
-            finish(.failure(.notCached(url)))
-        }
-    }
-
-    /// Hands a stored response to a caller that asked to see it before the network answers.
-    private func showFirst(_ stored: StoredResponse) {
-        guard let cachedFirst = request.context.cachedFirst else { return }
-        cachedFirst(makeResponse(stored, .stale))
-    }
-
-    /// Answers with a stored response; `failure` is the transport's, when the stored response
-    /// stands in for a request that could not reach the origin.
-    private func answer(with stored: StoredResponse, _ freshness: CacheFreshness, inPlaceOf failure: URLError? = nil) {
-        state.withLock { $0.answeredBytes = Int64(stored.body.count) }
-        var response = makeResponse(stored, freshness)
-        response.networkFailure = failure
-        finish(.success(response))
-    }
-
-    /// Answers the app's own conditional request with a `304` made from `stored`, without a body.
-    private func answer(notModified stored: StoredResponse, _ freshness: CacheFreshness) {
-        let url = request.urlRequest.url ?? URL(string: stored.url)!
-        var fields = ConditionalRequest.notModifiedHeaders(of: stored)
-        fields["Age"] = String(currentAge(of: stored))
-        var response = TransportResponse(head: ResponseHead(status: 304, headerFields: fields, url: url), body: Data())
-        response.source = .cache(freshness)
-        finish(.success(response))
-    }
-
-    /// The current age of `stored` in whole seconds, rounded down, as an `Age` field writes it
-    /// (RFC 9111 §5.1); at most 2^31.
-    private func currentAge(of stored: StoredResponse) -> Int {
-        Self.ageField(Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit).age)
-    }
-
-    private static func ageField(_ age: Double) -> Int {
-        Int(min(max(0, age), 2_147_483_648).rounded(.down))
-    }
-
-    private func makeResponse(_ stored: StoredResponse, _ freshness: CacheFreshness) -> TransportResponse {
-        let url = request.urlRequest.url ?? URL(string: stored.url)!
-        let current = Freshness(of: stored, now: layer.cache.clock(), heuristicLimit: layer.cache.heuristicFreshnessLimit)
-        let head = layer.head(of: stored, for: url, age: Self.ageField(current.age))
-        var response = TransportResponse(head: head, body: stored.body)
-        response.source = .cache(freshness)
-        // Fresh (so no `no-cache`, which needs validation first): how long it stays so.
-        if freshness == .fresh { response.freshFor = max(0, current.lifetime - current.age) }
-        return response
-    }
-
-    /// Sends the request on: as it is, or with validators for `validating`. `fallback` answers
-    /// if the origin fails and the rules allow a stale response; the answer is stored under
-    /// `lookup`'s key, when there is one, if the rules allow.
-    private func send(lookup: CacheRequest?, validating: StoredResponse? = nil, conditionalHeaders: [String: String] = [:],
-                      fallback: StoredResponse? = nil) {
-        var outgoing = request
-        outgoing.context.cachedFirst = nil
-        for (name, value) in conditionalHeaders { outgoing.urlRequest.setValue(value, forHTTPHeaderField: name) }
-        let clock = layer.cache.clock
-        let requestTime = clock()
-        let task = layer.inner.makeTask(for: outgoing) { [self] result in
-            received(result, lookup: lookup, validating: validating, fallback: fallback,
-                     requestTime: requestTime, responseTime: clock())
-        }
-        let cancelled = state.withLock { state in
-            state.inner = task
-            return state.cancelled
-        }
-        if cancelled { return finish(.failure(.cancelled)) }
-        task.resume()
-    }
-
-    private func received(_ result: Result<TransportResponse, RequestError>, lookup: CacheRequest?, validating: StoredResponse?,
-                          fallback: StoredResponse?, requestTime: Double, responseTime: Double) {
-        state.withLock { $0.inner = nil }  // it held this task's completion, and this task held it
-        let cache = layer.cache
-        let response: TransportResponse
-        switch result {
-        case .failure(let error):
-            if case .transportFailed(let failure) = error, let fallback,
-               Revalidation.servesStale(fallback, after: .network, requestHeaders: requestHeaders,
-                                        policy: request.context.cachePolicy, now: responseTime,
-                                        heuristicLimit: cache.heuristicFreshnessLimit) {
-                return answer(with: fallback, .stale, inPlaceOf: failure)
-            }
-            return finish(.failure(error))
-        case .success(let received):
-            response = received
-        }
-        let status = response.head.status
-        if let validating, status == 304 {
-            guard let freshened = Revalidation.freshened(validating, with: response.head.headerFields,
-                                                         requestTime: requestTime, responseTime: responseTime) else {
-                // The 304 speaks of another response than the one stored: ask again, without validators.
-                return send(lookup: lookup, fallback: fallback)
-            }
-            cache.store(freshened)
-            return answer(with: freshened, .revalidated)
-        }
-        if let fallback, Revalidation.servesStale(fallback, after: .status(status), requestHeaders: requestHeaders,
-                                                  policy: request.context.cachePolicy, now: responseTime,
-                                                  heuristicLimit: cache.heuristicFreshnessLimit) {
-            return answer(with: fallback, .stale)
-        }
-        if let lookup {
-            layer.store(response, for: lookup, requestTime: requestTime, responseTime: responseTime)
-        }
-        layer.invalidate(after: response, to: request)
-        finish(.success(response))
-    }
-
-    private func finish(_ result: Result<TransportResponse, RequestError>) {
-        if !completed.exchange(true, ordering: .acquiringAndReleasing) { completion(result) }
     }
 }

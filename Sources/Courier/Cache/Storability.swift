@@ -47,6 +47,12 @@ enum Storability {
     ///   - statusCode: The response's status code.
     ///   - responseHeaders: The response's header fields.
     static func decide(request: CacheRequest, statusCode: Int, responseHeaders: HTTPFields) -> StoreDecision {
+        decide(request: request, statusCode: statusCode, received: ResponseFields(responseHeaders))
+    }
+
+    /// ``decide(request:statusCode:responseHeaders:)`` with the response's fields read already
+    /// (the cache keeps their `Vary` for the stored response's secondary key).
+    static func decide(request: CacheRequest, statusCode: Int, received: ResponseFields) -> StoreDecision {
         guard request.method == "GET" else { return .doNotStore(.methodNotCacheable) }
         guard statusCode >= 200 else { return .doNotStore(.statusNotFinal) }
         let fields = request.fields
@@ -54,13 +60,12 @@ enum Storability {
         if fields.hasPreconditions { return .doNotStore(.userConditional) }
 
         let asked = fields.hasCacheControl ? CacheHeaders.cacheControl(in: request.headers) : CacheControl()
-        let received = ResponseFields(responseHeaders)
         let response = received.cacheControl.map(CacheControl.init) ?? CacheControl()
         let understood = isUnderstood(statusCode)
         if asked.noStore || (response.noStore && !(response.mustUnderstand && understood)) {
             return .doNotStore(.noStore)
         }
-        if received.vary.map(Vary.init) == .everything {
+        if received.vary == .everything {
             return .doNotStore(.varyEverything)
         }
         let allowed = response.isPublic || response.privateScope != nil || response.maxAgeDirective != nil
@@ -76,12 +81,15 @@ enum Storability {
 
     /// The response fields the rules read, found in one pass over them: each value as the fields'
     /// subscript reads it (repeated lines joined with ", ").
-    private struct ResponseFields {
-        var cacheControl: String?
-        var vary: String?
-        var hasExpires = false
+    struct ResponseFields {
+        /// `Cache-Control`, unparsed.
+        private(set) var cacheControl: String?
+        /// `Vary`, parsed; no fields without one.
+        let vary: Vary
+        private(set) var hasExpires = false
 
         init(_ fields: HTTPFields) {
+            var vary: String?
             for field in fields {
                 switch field.name.utf8.count {
                 case 4 where CacheHeaders.namesEqual(field.name, "Vary"):
@@ -94,6 +102,7 @@ enum Storability {
                     break
                 }
             }
+            self.vary = vary.map(Vary.init) ?? .fields([])
         }
     }
 
