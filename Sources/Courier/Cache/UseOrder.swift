@@ -11,9 +11,10 @@ protocol UseOrderEntry {
 ///
 /// A doubly linked list threaded through an array of slots, so that inserting, using (moving to
 /// the newest end), removing and finding the oldest are O(1) with no allocation per node and no
-/// reference counting of nodes; a dictionary from group to its newest slot, and a list through
-/// the slots of each group, find a URL's variants (usually one) with one lookup and no array per
-/// group. A slot number stays valid until its entry is removed; a later insert reuses it.
+/// reference counting of nodes; an index from group to its newest slot (``GroupIndex``), and a
+/// list through the slots of each group, find a URL's variants (usually one) with one lookup and
+/// no array per group. A slot number stays valid until its entry is removed; a later insert
+/// reuses it. Each slot keeps its group's hash, so that removing an entry hashes nothing.
 struct UseOrder<Entry: UseOrderEntry> {
     private struct Slot {
         var entry: Entry?
@@ -23,6 +24,8 @@ struct UseOrder<Entry: UseOrderEntry> {
         var newer: Int
         /// The next slot of the same group (inserted before this one), or -1.
         var nextInGroup: Int
+        /// The group's hash in the index.
+        var groupHash: UInt32
     }
 
     private var slots: [Slot] = []
@@ -30,7 +33,7 @@ struct UseOrder<Entry: UseOrderEntry> {
     private var newest = -1
     private var oldest = -1
     /// The most recently inserted slot of each group; the others follow through `nextInGroup`.
-    private var groups: [Entry.Group: Int] = [:]
+    private var groups = GroupIndex()
 
     /// The entries' total cost.
     private(set) var size = 0
@@ -43,7 +46,8 @@ struct UseOrder<Entry: UseOrderEntry> {
 
     /// A group's slots, the most recently inserted first; empty for a group with none.
     func slots(of group: Entry.Group) -> [Int] {
-        var slot = groups[group] ?? -1
+        var slot = groups.bucket(hash: GroupIndex.hash(group)) { slots[$0].entry!.group == group }
+            .map(groups.slot(inBucket:)) ?? -1
         var found: [Int] = []
         while slot >= 0 {
             found.append(slot)
@@ -63,8 +67,17 @@ struct UseOrder<Entry: UseOrderEntry> {
     /// one lookup of the group for both; returns the new slot and the removed entry.
     mutating func insert(_ entry: Entry, replacing isReplaced: (Entry) -> Bool) -> (slot: Int, replaced: Entry?) {
         let slot = free.popLast() ?? slots.count
-        let next = groups.updateValue(slot, forKey: entry.group) ?? -1
-        let filled = Slot(entry: entry, older: -1, newer: -1, nextInGroup: next)
+        let group = entry.group
+        let hash = GroupIndex.hash(group)
+        let next: Int
+        if let bucket = groups.bucket(hash: hash, where: { slots[$0].entry!.group == group }) {
+            next = groups.slot(inBucket: bucket)
+            groups.setSlot(slot, inBucket: bucket)
+        } else {
+            next = -1
+            groups.insert(slot, hash: hash)
+        }
+        let filled = Slot(entry: entry, older: -1, newer: -1, nextInGroup: next, groupHash: hash)
         if slot == slots.count { slots.append(filled) } else { slots[slot] = filled }
         link(slot)
         size += entry.cost
@@ -91,19 +104,30 @@ struct UseOrder<Entry: UseOrderEntry> {
     /// Removes a slot's entry and returns it.
     @discardableResult
     mutating func remove(_ slot: Int) -> Entry {
-        let group = slots[slot].entry!.group
         let next = slots[slot].nextInGroup
-        if let head = groups.index(forKey: group) {
-            if groups.values[head] == slot {
+        // The group's head is found by the hash the slot keeps and by walking the groups of that
+        // hash (usually one) for the slot: its entry, cold when it is evicted, is not read.
+        if let head = groups.bucket(hash: slots[slot].groupHash, where: { contains(slot, from: $0) }) {
+            if groups.slot(inBucket: head) == slot {
                 // The group's newest: its next becomes the head, or the group goes.
-                if next >= 0 { groups.values[head] = next } else { groups.remove(at: head) }
+                if next >= 0 { groups.setSlot(next, inBucket: head) } else { groups.remove(bucket: head) }
             } else {
-                var previous = groups.values[head]
+                var previous = groups.slot(inBucket: head)
                 while slots[previous].nextInGroup != slot { previous = slots[previous].nextInGroup }
                 slots[previous].nextInGroup = next
             }
         }
         return release(slot)
+    }
+
+    /// Whether `slot` is in the group list that starts at `head`.
+    private func contains(_ slot: Int, from head: Int) -> Bool {
+        var current = head
+        while current >= 0 {
+            if current == slot { return true }
+            current = slots[current].nextInGroup
+        }
+        return false
     }
 
     /// Takes a slot's entry out of the use order and frees the slot; its group's list is the
