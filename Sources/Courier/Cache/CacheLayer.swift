@@ -36,18 +36,46 @@ final class CacheLayer: Transport {
         self.cache = cache
     }
 
-    /// Looks the request up when its task is made (the queue resumes it right after). A
-    /// ``CacheTask`` answers from the store, validates, or keeps a stored response to fall back
-    /// on; a request the store has nothing for (most requests an app makes the first time), and
-    /// whose caller wants nothing shown first, needs none of that: it is the transport's own
-    /// task, its answer stored on the way back.
+    /// Looks the request up when its task is made (the queue resumes it right after), and makes
+    /// the task its decision needs: a ``CachedAnswerTask`` for an answer from the store, a
+    /// ``CacheTask`` for a request that goes to the origin with a stored response at hand (or
+    /// may not go); and for a request the store has nothing for (most requests an app makes the
+    /// first time), whose caller wants nothing shown first, the transport's own task, its answer
+    /// stored on the way back.
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        let found = lookUp(request)
-        if let found, found.needsTask || request.context.cachedFirst != nil {
-            return CacheTask(layer: self, request: request, found: found, completion: completion)
+        guard let found = lookUp(request) else { return loadingTask(request, lookup: nil, completion: completion) }
+        let work: CacheTask.Work
+        switch found.decision {
+        case .fresh(let stored):
+            return CachedAnswerTask(response(answeringWith: stored, .fresh, url: found.url), completion: completion)
+        case .stale(let stored):
+            return CachedAnswerTask(response(answeringWith: stored, .stale, url: found.url), completion: completion)
+        case .notModified(let stored, let freshness):
+            return CachedAnswerTask(response(notModified: stored, freshness, url: found.url), completion: completion)
+        case .staleWhileRevalidate(let stored, let conditionalHeaders):
+            work = .staleWhileRevalidate(stored, conditionalHeaders: conditionalHeaders)
+        case .validate(let stored, let conditionalHeaders):
+            work = .validate(stored, conditionalHeaders: conditionalHeaders)
+        case .load:
+            // What the policy or stale-if-error may still fall back on, or show first.
+            let fallback = found.stored.isEmpty ? nil : CacheLookup.bestMatch(in: found.stored, for: found.request)
+            if fallback == nil, request.context.cachedFirst == nil {
+                return loadingTask(request, lookup: found.request, completion: completion)
+            }
+            work = .load(fallback: fallback)
+        case .unavailable:
+            work = .unavailable
         }
-        let lookup = found?.request
+        return CacheTask(layer: self, request: request, lookup: found.request, url: found.url, work: work,
+                         completion: completion)
+    }
+
+    /// The transport's task for a request sent as it is, with nothing stored to fall back on:
+    /// its answer is stored under `lookup`'s key (when there is one) if the rules allow.
+    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?,
+                             completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void)
+        -> any TransportTask {
         let requestTime = cache.clock()
         let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
         let url = request.urlRequest.url
@@ -60,7 +88,7 @@ final class CacheLayer: Transport {
     }
 
     /// What the store has for a request, and what the request does with it.
-    struct Found {
+    private struct Found {
         /// The request as the rules see it.
         let request: CacheRequest
         /// Its URL.
@@ -69,13 +97,6 @@ final class CacheLayer: Transport {
         let stored: [StoredResponse]
         /// What ``CacheLookup`` decided for it.
         let decision: CacheDecision
-
-        /// Whether it needs a ``CacheTask``: anything but a load with nothing stored (a load
-        /// may fall back on a stored response).
-        var needsTask: Bool {
-            if case .load = decision { return !stored.isEmpty }
-            return true
-        }
     }
 
     /// The stored responses for a request and the decision (``CacheLookup``); nil when its URL
@@ -111,6 +132,35 @@ final class CacheLayer: Transport {
         }
         for task in background { task.cancel() }
         inner.invalidate()
+    }
+
+    // MARK: - Answers from the store
+
+    /// The answer a stored response gives a request for `url`: its head (with its current
+    /// `Age`), its body, where it came from, and, when fresh, how long it stays so.
+    func response(answeringWith stored: StoredResponse, _ freshness: CacheFreshness, url: URL) -> TransportResponse {
+        let current = Freshness(of: stored, now: cache.clock(), heuristicLimit: cache.heuristicFreshnessLimit)
+        var response = TransportResponse(head: head(of: stored, for: url, age: Self.ageField(current.age)), body: stored.body)
+        response.source = .cache(freshness)
+        // Fresh (so no `no-cache`, which needs validation first): how long it stays so.
+        if freshness == .fresh { response.freshFor = max(0, current.lifetime - current.age) }
+        return response
+    }
+
+    /// The `304` without a body that answers the app's own conditional request for `url` when
+    /// `stored` is not modified by its conditions.
+    private func response(notModified stored: StoredResponse, _ freshness: CacheFreshness, url: URL) -> TransportResponse {
+        var fields = ConditionalRequest.notModifiedHeaders(of: stored)
+        let age = Freshness(of: stored, now: cache.clock(), heuristicLimit: cache.heuristicFreshnessLimit).age
+        fields["Age"] = String(Self.ageField(age))
+        var response = TransportResponse(head: ResponseHead(status: 304, headerFields: fields, url: url), body: Data())
+        response.source = .cache(freshness)
+        return response
+    }
+
+    /// An age in whole seconds, rounded down, as an `Age` field writes it (RFC 9111 §5.1); at most 2^31.
+    private static func ageField(_ age: Double) -> Int {
+        Int(min(max(0, age), 2_147_483_648).rounded(.down))
     }
 
     // MARK: - Stale-while-revalidate
@@ -149,7 +199,7 @@ final class CacheLayer: Transport {
     /// The head of a stored response answering a request for `url` when it is `age` seconds old:
     /// its stored fields with an `Age` field of that age in place of the origin's (RFC 9111 §5.1:
     /// a cache sends the age of what it answers with).
-    func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
+    private func head(of stored: StoredResponse, for url: URL, age: Int) -> ResponseHead {
         let key = HeadKey(url: url.absoluteString, statusCode: stored.statusCode, requestTime: stored.requestTime,
                           responseTime: stored.responseTime, secondaryKey: stored.secondaryKey, age: age)
         if let head = heads.withLock({ $0[key] }) { return head }

@@ -28,13 +28,14 @@ final class MemoryStore: CacheStore {
     }
 
     func responses(for url: String) -> [StoredResponse] {
-        responses(for: url, rememberingFreshnessAt: nil)
+        responses(for: url, rememberingParsedFieldsAt: nil)
     }
 
-    /// The responses stored for a URL; with `now` (seconds since 1970), each that has no
-    /// freshness basis yet gets one, read at `now`, which it keeps while it stays stored: a
-    /// response's first use pays for reading its fields, the later ones do not.
-    func responses(for url: String, rememberingFreshnessAt now: Double?) -> [StoredResponse] {
+    /// The responses stored for a URL; with `now` (seconds since 1970), each whose fields have
+    /// not been read yet gets its freshness basis (read at `now`) and its `Vary`, which it keeps
+    /// while it stays stored: a response's first use pays for reading its fields, the later ones
+    /// do not.
+    func responses(for url: String, rememberingParsedFieldsAt now: Double?) -> [StoredResponse] {
         entries.withLock { entries in
             let slots = entries.slots(of: url)
             // The oldest stored first, so that of variants read together the most recently
@@ -42,7 +43,7 @@ final class MemoryStore: CacheStore {
             for slot in slots.reversed() {
                 entries.use(slot)
                 if let now, entries[slot].response.freshnessBasis == nil {
-                    entries[slot].response.rememberFreshnessBasis(now: now)
+                    entries[slot].response.rememberParsedFields(now: now)
                 }
             }
             return slots.map { entries[$0].response }

@@ -116,10 +116,10 @@ public final class ResponseCache: Sendable {
     // MARK: - For the cache layer
 
     /// The responses stored for a key: from memory when one there matches `request`, else from
-    /// disk (then kept in memory too). Those in memory keep their freshness basis, read at `now`
-    /// on their first use.
+    /// disk (then kept in memory too). Those in memory keep what their fields say (their freshness
+    /// basis, read at `now`, and their `Vary`) from their first use.
     func responses(for key: String, matching request: CacheRequest, now: Double) -> [StoredResponse] {
-        let inMemory = memory?.responses(for: key, rememberingFreshnessAt: now) ?? []
+        let inMemory = memory?.responses(for: key, rememberingParsedFieldsAt: now) ?? []
         guard let disk else { return inMemory }
         if !inMemory.isEmpty && CacheLookup.bestMatch(in: inMemory, for: request) != nil { return inMemory }
         let found = disk.responses(for: key)

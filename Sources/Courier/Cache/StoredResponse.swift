@@ -38,14 +38,19 @@ struct StoredResponse: Sendable, Hashable {
     /// `must-revalidate`, `s-maxage`). The value itself is never stored.
     var credentialKey: String?
 
-    /// Its ``FreshnessBasis`` once a store has read it (``rememberFreshnessBasis(now:)``); forgotten
-    /// when a field it depends on changes. Boxed: most stored responses are never read, and the
+    /// What a store has read of its fields once it is used (``rememberParsedFields(now:)``): its
+    /// ``FreshnessBasis`` and its `Vary`, which every later lookup would read again; forgotten
+    /// when a field they depend on changes. Boxed: most stored responses are never read, and the
     /// basis is larger than the rest of the value. Not part of the response's equality.
     private var basis: Box?
 
     private final class Box: Sendable {
         let basis: FreshnessBasis
-        init(_ basis: FreshnessBasis) { self.basis = basis }
+        let vary: Vary
+        init(_ basis: FreshnessBasis, vary: Vary) {
+            self.basis = basis
+            self.vary = vary
+        }
     }
 
     init(url: String, statusCode: Int, headers: HTTPFields, body: Data, requestTime: Double, responseTime: Double,
@@ -63,10 +68,10 @@ struct StoredResponse: Sendable, Hashable {
     /// The basis a store keeps with the response, if any.
     var freshnessBasis: FreshnessBasis? { basis?.basis }
 
-    /// Reads the response's freshness basis at `now` (seconds since 1970) and keeps it with the
-    /// response, unless it has one already.
-    mutating func rememberFreshnessBasis(now: Double) {
-        if basis == nil { basis = Box(FreshnessBasis(of: self, now: now)) }
+    /// Reads the response's freshness basis at `now` (seconds since 1970) and its `Vary`, and
+    /// keeps them with the response, unless it has them already.
+    mutating func rememberParsedFields(now: Double) {
+        if basis == nil { basis = Box(FreshnessBasis(of: self, now: now), vary: Vary(of: headers)) }
     }
 
     static func == (first: StoredResponse, second: StoredResponse) -> Bool {
@@ -94,7 +99,7 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The stored response's `Vary`; fields none when it has no `Vary` field.
     var vary: Vary {
-        Vary(of: headers)
+        basis?.vary ?? Vary(of: headers)
     }
 
     /// What the response costs a store, in bytes: an estimate of the memory it takes, so that a

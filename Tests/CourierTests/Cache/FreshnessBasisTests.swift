@@ -42,7 +42,7 @@ final class FreshnessBasisTests: XCTestCase {
         // Then storing it and reading it without a clock read nothing
         XCTAssertNil(store.responses(for: response.url).first?.freshnessBasis)
         // When it is used
-        let first = store.responses(for: response.url, rememberingFreshnessAt: now)
+        let first = store.responses(for: response.url, rememberingParsedFieldsAt: now)
         // Then it comes back with its basis, still equal to what was stored
         XCTAssertEqual(first, [response])
         XCTAssertEqual(first.first?.freshnessBasis, FreshnessBasis(of: response, now: now))
@@ -63,15 +63,15 @@ final class FreshnessBasisTests: XCTestCase {
         // When a store reads it first with the later clock, then with the earlier one
         let store = MemoryStore(capacity: 1 << 20)
         store.store(response)
-        _ = store.responses(for: response.url, rememberingFreshnessAt: now)
-        let again = store.responses(for: response.url, rememberingFreshnessAt: inTwentyTwenty)
+        _ = store.responses(for: response.url, rememberingParsedFieldsAt: now)
+        let again = store.responses(for: response.url, rememberingParsedFieldsAt: inTwentyTwenty)
         // Then the second use has the basis of the first
         XCTAssertEqual(again.first?.freshnessBasis?.lifetime, .explicit(lifetime))
     }
 
     func testChangingWhatTheBasisIsReadFromForgetsIt() {
         var base = stored(["Date": date(-100), "Cache-Control": "max-age=60"])
-        base.rememberFreshnessBasis(now: now)
+        base.rememberParsedFields(now: now)
         let changes: [(String, (inout StoredResponse) -> Void)] = [
             ("headers", { $0.headers["Cache-Control"] = "max-age=0" }),
             ("status", { $0.statusCode = 404 }),
@@ -84,6 +84,11 @@ final class FreshnessBasisTests: XCTestCase {
             XCTAssertNil(changed.freshnessBasis, name)
             XCTAssertNotNil(base.freshnessBasis, name)
         }
+        // The Vary kept with it is read again too
+        var varied = base
+        XCTAssertEqual(varied.vary, .fields([]))
+        varied.headers["Vary"] = "Accept"
+        XCTAssertEqual(varied.vary, .fields(["accept"]))
         // What it does not depend on keeps it
         var renamed = base
         renamed.url = "https://example.com/b"
@@ -96,7 +101,7 @@ final class FreshnessBasisTests: XCTestCase {
     func testEqualityAndHashingIgnoreTheBasis() {
         let plain = stored(["Date": date(-100), "Cache-Control": "max-age=60"])
         var remembered = plain
-        remembered.rememberFreshnessBasis(now: now)
+        remembered.rememberParsedFields(now: now)
         XCTAssertEqual(plain, remembered)
         XCTAssertEqual(plain.hashValue, remembered.hashValue)
         XCTAssertEqual(Set([plain, remembered]).count, 1)

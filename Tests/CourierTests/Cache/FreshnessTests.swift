@@ -14,7 +14,7 @@ final class FreshnessTests: XCTestCase {
                            file: StaticString = #filePath, line: UInt = #line) -> Freshness {
         let fromFields = Freshness(of: stored, now: now + offset, heuristicLimit: limit)
         var remembered = stored
-        remembered.rememberFreshnessBasis(now: now)
+        remembered.rememberParsedFields(now: now)
         XCTAssertNotNil(remembered.freshnessBasis, file: file, line: line)
         XCTAssertEqual(Freshness(of: remembered, now: now + offset, heuristicLimit: limit), fromFields,
                        "from the remembered basis", file: file, line: line)
