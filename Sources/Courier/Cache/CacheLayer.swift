@@ -44,31 +44,39 @@ final class CacheLayer: Transport {
     /// stored on the way back.
     func makeTask(for request: TransportRequest,
                   completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) -> any TransportTask {
-        guard let found = lookUp(request) else { return loadingTask(request, lookup: nil, completion: completion) }
+        let urlRequest = request.urlRequest
+        // A URL without scheme or host names nothing a cache can keep.
+        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else {
+            return loadingTask(request, lookup: nil, completion: completion)
+        }
+        // The fields once: a `URLRequest` makes a new dictionary each time it is asked.
+        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
+        let now = cache.clock()
+        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
         let work: CacheTask.Work
-        switch found.decision {
-        case .fresh(let stored):
-            return CachedAnswerTask(response(answeringWith: stored, .fresh, url: found.url), completion: completion)
-        case .stale(let stored):
-            return CachedAnswerTask(response(answeringWith: stored, .stale, url: found.url), completion: completion)
-        case .notModified(let stored, let freshness):
-            return CachedAnswerTask(response(notModified: stored, freshness, url: found.url), completion: completion)
-        case .staleWhileRevalidate(let stored, let conditionalHeaders):
-            work = .staleWhileRevalidate(stored, conditionalHeaders: conditionalHeaders)
-        case .validate(let stored, let conditionalHeaders):
-            work = .validate(stored, conditionalHeaders: conditionalHeaders)
+        switch CacheLookup.decide(stored: stored, request: lookup, policy: request.context.cachePolicy, now: now,
+                                  heuristicLimit: cache.heuristicFreshnessLimit) {
+        case .fresh(let response):
+            return CachedAnswerTask(self.response(answeringWith: response, .fresh, url: url), completion: completion)
+        case .stale(let response):
+            return CachedAnswerTask(self.response(answeringWith: response, .stale, url: url), completion: completion)
+        case .notModified(let response, let freshness):
+            return CachedAnswerTask(self.response(notModified: response, freshness, url: url), completion: completion)
+        case .staleWhileRevalidate(let response, let conditionalHeaders):
+            work = .staleWhileRevalidate(response, conditionalHeaders: conditionalHeaders)
+        case .validate(let response, let conditionalHeaders):
+            work = .validate(response, conditionalHeaders: conditionalHeaders)
         case .load:
             // What the policy or stale-if-error may still fall back on, or show first.
-            let fallback = found.stored.isEmpty ? nil : CacheLookup.bestMatch(in: found.stored, for: found.request)
+            let fallback = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
             if fallback == nil, request.context.cachedFirst == nil {
-                return loadingTask(request, lookup: found.request, completion: completion)
+                return loadingTask(request, lookup: lookup, completion: completion)
             }
             work = .load(fallback: fallback)
         case .unavailable:
             work = .unavailable
         }
-        return CacheTask(layer: self, request: request, lookup: found.request, url: found.url, work: work,
-                         completion: completion)
+        return CacheTask(layer: self, request: request, lookup: lookup, url: url, work: work, completion: completion)
     }
 
     /// The transport's task for a request sent as it is, with nothing stored to fall back on:
@@ -85,32 +93,6 @@ final class CacheLayer: Transport {
             }
             completion(result)
         }
-    }
-
-    /// What the store has for a request, and what the request does with it.
-    private struct Found {
-        /// The request as the rules see it.
-        let request: CacheRequest
-        /// Its URL.
-        let url: URL
-        /// The responses stored for its key (none for a method other than `GET`).
-        let stored: [StoredResponse]
-        /// What ``CacheLookup`` decided for it.
-        let decision: CacheDecision
-    }
-
-    /// The stored responses for a request and the decision (``CacheLookup``); nil when its URL
-    /// names nothing a cache can keep (no scheme or host).
-    private func lookUp(_ request: TransportRequest) -> Found? {
-        let urlRequest = request.urlRequest
-        guard let url = urlRequest.url, let key = CacheKey.make(for: url) else { return nil }
-        // The fields once: a `URLRequest` makes a new dictionary each time it is asked.
-        let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
-        let now = cache.clock()
-        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
-        let decision = CacheLookup.decide(stored: stored, request: lookup, policy: request.context.cachePolicy, now: now,
-                                          heuristicLimit: cache.heuristicFreshnessLimit)
-        return Found(request: lookup, url: url, stored: stored, decision: decision)
     }
 
     /// What follows a response from the origin that answers the request as it is: stored under
