@@ -121,7 +121,7 @@ final class CacheLayer: Transport {
     /// The answer a stored response gives a request for `url`: its head (with its current
     /// `Age`), its body, where it came from, and, when fresh, how long it stays so.
     func response(answeringWith stored: StoredResponse, _ freshness: CacheFreshness, url: URL) -> TransportResponse {
-        let current = Freshness(of: stored, now: cache.clock(), heuristicLimit: cache.heuristicFreshnessLimit)
+        let current = currentFreshness(of: stored)
         var response = TransportResponse(head: head(of: stored, for: url, age: Self.ageField(current.age)), body: stored.body)
         response.source = .cache(freshness)
         // Fresh (so no `no-cache`, which needs validation first): how long it stays so.
@@ -133,11 +133,15 @@ final class CacheLayer: Transport {
     /// `stored` is not modified by its conditions.
     private func response(notModified stored: StoredResponse, _ freshness: CacheFreshness, url: URL) -> TransportResponse {
         var fields = ConditionalRequest.notModifiedHeaders(of: stored)
-        let age = Freshness(of: stored, now: cache.clock(), heuristicLimit: cache.heuristicFreshnessLimit).age
-        fields["Age"] = String(Self.ageField(age))
+        fields["Age"] = String(Self.ageField(currentFreshness(of: stored).age))
         var response = TransportResponse(head: ResponseHead(status: 304, headerFields: fields, url: url), body: Data())
         response.source = .cache(freshness)
         return response
+    }
+
+    /// A stored response's freshness now, by the cache's clock and heuristic limit.
+    private func currentFreshness(of stored: StoredResponse) -> Freshness {
+        Freshness(of: stored, now: cache.clock(), heuristicLimit: cache.heuristicFreshnessLimit)
     }
 
     /// An age in whole seconds, rounded down, as an `Age` field writes it (RFC 9111 §5.1); at most 2^31.

@@ -60,8 +60,8 @@ extension Freshness {
     /// at `heuristicLimit` seconds. `directives` are its `Cache-Control`'s when the caller has
     /// parsed them already.
     init(of stored: StoredResponse, now: Double, heuristicLimit: Double, directives: CacheControl? = nil) {
-        let basis = stored.freshnessBasis ?? FreshnessBasis(of: stored, now: now, directives: directives)
-        self.init(basis, responseTime: stored.responseTime, now: now, heuristicLimit: heuristicLimit)
+        self.init(stored.freshnessBasis(now: now, directives: directives), responseTime: stored.responseTime, now: now,
+                  heuristicLimit: heuristicLimit)
     }
 
     /// The freshness at `now` of a response received at `responseTime` (seconds since 1970) with

@@ -61,8 +61,9 @@ struct FreshnessBasis: Hashable, Sendable {
 }
 
 extension StoredResponse {
-    /// Its freshness basis: the one a store keeps with it, or read from its fields at `now`.
-    func freshnessBasis(now: Double) -> FreshnessBasis {
-        freshnessBasis ?? FreshnessBasis(of: self, now: now)
+    /// Its freshness basis: the one a store keeps with it, or read from its fields at `now`
+    /// (`directives` are its `Cache-Control`'s when the caller has parsed them already).
+    func freshnessBasis(now: Double, directives: CacheControl? = nil) -> FreshnessBasis {
+        freshnessBasis ?? FreshnessBasis(of: self, now: now, directives: directives)
     }
 }

@@ -11,23 +11,23 @@ struct StoredResponse: Sendable, Hashable {
     var url: String
     /// The status code (only final statuses the cache may store).
     var statusCode: Int {
-        didSet { basis = nil }
+        didSet { parsed = nil }
     }
     /// The response's header fields as the transport handed them over: in order, names as they
     /// came, repeated names kept.
     var headers: HTTPFields {
-        didSet { basis = nil }
+        didSet { parsed = nil }
     }
     /// The whole body, decoded from any content coding the transport asked for.
     var body: Data
     /// When the request that got this response was sent, in seconds since 1970
     /// (`request_time` of RFC 9111 §4.2.3).
     var requestTime: Double {
-        didSet { basis = nil }
+        didSet { parsed = nil }
     }
     /// When the response was received, in seconds since 1970 (`response_time`).
     var responseTime: Double {
-        didSet { basis = nil }
+        didSet { parsed = nil }
     }
     /// The values of the request fields that the response's `Vary` names, as
     /// ``Vary/secondaryKey(for:)`` made them from the request that got it; empty without `Vary`.
@@ -42,9 +42,9 @@ struct StoredResponse: Sendable, Hashable {
     /// ``FreshnessBasis`` and its `Vary`, which every later lookup would read again; forgotten
     /// when a field they depend on changes. Boxed: most stored responses are never read, and the
     /// basis is larger than the rest of the value. Not part of the response's equality.
-    private var basis: Box?
+    private var parsed: ParsedFields?
 
-    private final class Box: Sendable {
+    private final class ParsedFields: Sendable {
         let basis: FreshnessBasis
         let vary: Vary
         init(_ basis: FreshnessBasis, vary: Vary) {
@@ -66,12 +66,12 @@ struct StoredResponse: Sendable, Hashable {
     }
 
     /// The basis a store keeps with the response, if any.
-    var freshnessBasis: FreshnessBasis? { basis?.basis }
+    var freshnessBasis: FreshnessBasis? { parsed?.basis }
 
     /// Reads the response's freshness basis at `now` (seconds since 1970) and its `Vary`, and
     /// keeps them with the response, unless it has them already.
     mutating func rememberParsedFields(now: Double) {
-        if basis == nil { basis = Box(FreshnessBasis(of: self, now: now), vary: Vary(of: headers)) }
+        if parsed == nil { parsed = ParsedFields(FreshnessBasis(of: self, now: now), vary: Vary(of: headers)) }
     }
 
     static func == (first: StoredResponse, second: StoredResponse) -> Bool {
@@ -99,7 +99,7 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The stored response's `Vary`; fields none when it has no `Vary` field.
     var vary: Vary {
-        basis?.vary ?? Vary(of: headers)
+        parsed?.vary ?? Vary(of: headers)
     }
 
     /// What the response costs a store, in bytes: an estimate of the memory it takes, so that a
