@@ -47,12 +47,12 @@ final class CacheLayer: Transport {
         let urlRequest = request.urlRequest
         // A URL without scheme or host names nothing a cache can keep.
         guard let url = urlRequest.url, let key = CacheKey.make(for: url) else {
-            return loadingTask(request, lookup: nil, completion: completion)
+            return loadingTask(request, lookup: nil, url: urlRequest.url, completion: completion)
         }
         // The fields once: a `URLRequest` makes a new dictionary each time it is asked.
         let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
         let now = cache.clock()
-        let stored = lookup.method == "GET" ? cache.responses(for: key, matching: lookup, now: now) : []
+        let stored = lookup.method == "GET" ? cache.responses(matching: lookup, now: now) : []
         let work: CacheTask.Work
         switch CacheLookup.decide(stored: stored, request: lookup, policy: request.context.cachePolicy, now: now,
                                   heuristicLimit: cache.heuristicFreshnessLimit) {
@@ -70,7 +70,7 @@ final class CacheLayer: Transport {
             // What the policy or stale-if-error may still fall back on, or show first.
             let fallback = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
             if fallback == nil, request.context.cachedFirst == nil {
-                return loadingTask(request, lookup: lookup, completion: completion)
+                return loadingTask(request, lookup: lookup, url: url, completion: completion)
             }
             work = .load(fallback: fallback)
         case .unavailable:
@@ -81,12 +81,11 @@ final class CacheLayer: Transport {
 
     /// The transport's task for a request sent as it is, with nothing stored to fall back on:
     /// its answer is stored under `lookup`'s key (when there is one) if the rules allow.
-    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?,
+    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?, url: URL?,
                              completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void)
         -> any TransportTask {
         let requestTime = cache.clock()
         let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
-        let url = request.urlRequest.url
         return inner.makeTask(for: request) { [self] result in
             if case .success(let response) = result {
                 loaded(response, for: lookup, method: method, url: url, requestTime: requestTime, responseTime: cache.clock())
@@ -215,7 +214,8 @@ final class CacheLayer: Transport {
             cache.store(StoredResponse(
                 url: key, statusCode: response.head.status, headers: headers, body: response.body,
                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
-                credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil))
+                credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil),
+                urlHash: request.urlHash)
         case .doNotStore(.noStore) where CacheHeaders.cacheControl(in: headers).noStore:
             // The origin now forbids keeping what was stored.
             cache.remove(key)

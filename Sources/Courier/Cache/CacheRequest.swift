@@ -7,6 +7,9 @@ struct CacheRequest: Sendable, Hashable {
     let url: String
     /// The request's header fields.
     let headers: [String: String]
+    /// `url`'s ``GroupIndex/hash(_:)``, by which the memory store finds it: hashed once for the
+    /// lookup and the store that follows.
+    let urlHash: UInt32
     /// Which of the fields the rules ask about it has.
     let fields: Fields
 
@@ -14,6 +17,7 @@ struct CacheRequest: Sendable, Hashable {
         self.method = method
         self.url = url
         self.headers = headers
+        urlHash = GroupIndex.hash(url)
         fields = Fields(headers)
     }
 

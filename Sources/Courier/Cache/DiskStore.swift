@@ -58,7 +58,7 @@ final class DiskStore: CacheStore {
         var storedAt: Double
     }
 
-    private struct Entry: UseOrderEntry {
+    private struct Entry: GroupedUseOrderEntry {
         let name: CacheEntryFile.Name
         /// The file's size.
         let cost: Int
@@ -68,6 +68,7 @@ final class DiskStore: CacheStore {
         /// Unique to one store of the entry: tells a later store of the same variant apart.
         let version: Int
 
+        typealias Group = UInt64
         var group: UInt64 { name.urlHash }
     }
 

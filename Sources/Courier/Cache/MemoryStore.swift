@@ -4,17 +4,53 @@ import Foundation
 /// recently used responses evicted first (storing a response and reading it are uses).
 ///
 /// Every operation is O(1) but for the few variants of one URL (one per secondary key and
-/// credential, usually one), in a ``UseOrder``. A hit is one dictionary lookup, a few slot links
+/// credential, usually one), in a ``UseOrder``. A response is kept packed (``PackedResponse``)
+/// until it is first read, then as read: a hit after the first is one lookup, a few slot links
 /// and a copy of the stored values' references, under one lock.
 final class MemoryStore: CacheStore {
     let capacity: Int
 
     private struct Entry: UseOrderEntry {
-        var response: StoredResponse
-        /// ``StoredResponse/cost``, computed once.
+        /// Packed until it is first read (most stored responses never are), then as read.
+        var form: Form
+        /// ``StoredResponse/cost``, computed once: of the response as read, so that the capacity
+        /// bounds memory whichever form the responses are in.
         let cost: Int
 
-        var group: String { response.url }
+        enum Form {
+            case packed(PackedResponse)
+            case read(StoredResponse)
+        }
+
+        func isIn(_ url: String) -> Bool {
+            switch form {
+            case .packed(let packed): packed.hasURL(url)
+            case .read(let response): response.url == url
+            }
+        }
+
+        func isSameVariant(as response: StoredResponse) -> Bool {
+            switch form {
+            case .packed(let packed):
+                packed.secondaryKey == response.secondaryKey && packed.credentialKey == response.credentialKey
+            case .read(let stored): stored.isSameVariant(as: response)
+            }
+        }
+
+        /// The response, unpacked and kept so if it was packed; with `now`, its fields read (see
+        /// ``StoredResponse/rememberParsedFields(now:)``).
+        mutating func read(rememberingParsedFieldsAt now: Double?) -> StoredResponse {
+            var response: StoredResponse
+            switch form {
+            case .packed(let packed): response = packed.unpacked
+            case .read(let read):
+                guard now != nil, read.freshnessBasis == nil else { return read }
+                response = read
+            }
+            if let now { response.rememberParsedFields(now: now) }
+            form = .read(response)
+            return response
+        }
     }
 
     private let entries = Locked(UseOrder<Entry>())
@@ -28,42 +64,47 @@ final class MemoryStore: CacheStore {
     }
 
     func responses(for url: String) -> [StoredResponse] {
-        responses(for: url, rememberingParsedFieldsAt: nil)
+        responses(for: url, hash: GroupIndex.hash(url), rememberingParsedFieldsAt: nil)
     }
 
-    /// The responses stored for a URL; with `now` (seconds since 1970), each whose fields have
-    /// not been read yet gets its freshness basis (read at `now`) and its `Vary`, which it keeps
-    /// while it stays stored: a response's first use pays for reading its fields, the later ones
-    /// do not.
-    func responses(for url: String, rememberingParsedFieldsAt now: Double?) -> [StoredResponse] {
+    /// The responses stored for a URL whose ``GroupIndex/hash(_:)`` is `hash`; with `now`
+    /// (seconds since 1970), each whose fields have not been read yet gets its freshness basis
+    /// (read at `now`) and its `Vary`, which it keeps while it stays stored: a response's first
+    /// use pays for reading its fields, the later ones do not.
+    func responses(for url: String, hash: UInt32, rememberingParsedFieldsAt now: Double?) -> [StoredResponse] {
         entries.withLock { entries in
-            let slots = entries.slots(of: url)
+            let slots = entries.slots(of: url, hash: hash)
             // The oldest stored first, so that of variants read together the most recently
             // stored one ends up the most recently used.
+            var found: [StoredResponse] = []
+            found.reserveCapacity(slots.count)
             for slot in slots.reversed() {
                 entries.use(slot)
-                if let now, entries[slot].response.freshnessBasis == nil {
-                    entries[slot].response.rememberParsedFields(now: now)
-                }
+                found.append(entries.update(slot) { $0.read(rememberingParsedFieldsAt: now) })
             }
-            return slots.map { entries[$0].response }
+            found.reverse()
+            return found
         }
     }
 
     func store(_ response: StoredResponse) {
-        store(response, cost: response.cost)
+        store(response, cost: response.cost, hash: GroupIndex.hash(response.url))
     }
 
-    /// ``store(_:)`` with the response's ``StoredResponse/cost``, which the caller has computed.
-    func store(_ response: StoredResponse, cost: Int) {
+    /// ``store(_:)`` with the response's ``StoredResponse/cost`` and its URL's
+    /// ``GroupIndex/hash(_:)``, which the caller has.
+    func store(_ response: StoredResponse, cost: Int, hash: UInt32) {
         guard cost <= capacity else { return }
+        let entry = Entry(form: .packed(PackedResponse(response)), cost: cost)
         // What this replaces and evicts is returned, so released after the lock: freeing a
-        // response's storage under it would hold up every lookup meanwhile.
+        // response's storage under it would hold up every lookup meanwhile. The first evicted
+        // is kept apart, so that the usual store (one in, one out) makes no array.
         _ = entries.withLock { entries in
-            let replaced = entries.insert(Entry(response: response, cost: cost)) { $0.response.isSameVariant(as: response) }.replaced
-            var released = entries.evict(toFit: capacity)
-            if let replaced { released.append(replaced) }
-            return released
+            let replaced = entries.insert(entry, in: response.url, hash: hash) { $0.isSameVariant(as: response) }.replaced
+            let evicted = entries.evictOldest(ifOver: capacity)
+            var more: [Entry] = []
+            while let next = entries.evictOldest(ifOver: capacity) { more.append(next) }
+            return (replaced, evicted, more)
         }
     }
 

@@ -115,11 +115,12 @@ public final class ResponseCache: Sendable {
 
     // MARK: - For the cache layer
 
-    /// The responses stored for a key: from memory when one there matches `request`, else from
-    /// disk (then kept in memory too). Those in memory keep what their fields say (their freshness
-    /// basis, read at `now`, and their `Vary`) from their first use.
-    func responses(for key: String, matching request: CacheRequest, now: Double) -> [StoredResponse] {
-        let inMemory = memory?.responses(for: key, rememberingParsedFieldsAt: now) ?? []
+    /// The responses stored for a request's key: from memory when one there matches `request`,
+    /// else from disk (then kept in memory too). Those in memory keep what their fields say
+    /// (their freshness basis, read at `now`, and their `Vary`) from their first use.
+    func responses(matching request: CacheRequest, now: Double) -> [StoredResponse] {
+        let key = request.url
+        let inMemory = memory?.responses(for: key, hash: request.urlHash, rememberingParsedFieldsAt: now) ?? []
         guard let disk else { return inMemory }
         if !inMemory.isEmpty && CacheLookup.bestMatch(in: inMemory, for: request) != nil { return inMemory }
         let found = disk.responses(for: key)
@@ -129,11 +130,13 @@ public final class ResponseCache: Sendable {
         return found
     }
 
-    func store(_ response: StoredResponse) {
+    /// Stores a response in each store it fits (an eighth of the store at most); `urlHash`, when
+    /// the caller has it, is its URL's ``GroupIndex/hash(_:)``.
+    func store(_ response: StoredResponse, urlHash: UInt32? = nil) {
         let cost = response.cost
         if let memory {
             if cost <= memory.capacity / 8 {
-                memory.store(response, cost: cost)
+                memory.store(response, cost: cost, hash: urlHash ?? GroupIndex.hash(response.url))
             } else {
                 // A smaller variant stored earlier must not outlive the one replacing it.
                 memory.removeResponses(for: response.url)

@@ -2,8 +2,19 @@
 /// hash), each with a cost in bytes.
 protocol UseOrderEntry {
     associatedtype Group: Hashable
-    var group: Group { get }
     var cost: Int { get }
+    /// Whether the entry is of `group`. Asked instead of the entry's group, which an entry need
+    /// not keep as a value (a memory store's packed response has its URL only as bytes).
+    func isIn(_ group: Group) -> Bool
+}
+
+/// An entry that keeps its group as a value (the disk store's, by its file name).
+protocol GroupedUseOrderEntry: UseOrderEntry {
+    var group: Group { get }
+}
+
+extension GroupedUseOrderEntry {
+    func isIn(_ group: Group) -> Bool { self.group == group }
 }
 
 /// The entries of a store in the order of their last use, grouped by URL, with their total cost:
@@ -44,9 +55,19 @@ struct UseOrder<Entry: UseOrderEntry> {
         set { slots[slot].entry = newValue }
     }
 
+    /// Changes the entry in a slot that holds one, in place. The entry keeps its group and cost.
+    mutating func update<Result>(_ slot: Int, _ change: (inout Entry) -> Result) -> Result {
+        change(&slots[slot].entry!)
+    }
+
     /// A group's slots, the most recently inserted first; empty for a group with none.
     func slots(of group: Entry.Group) -> [Int] {
-        var slot = groups.bucket(hash: GroupIndex.hash(group)) { slots[$0].entry!.group == group }
+        slots(of: group, hash: GroupIndex.hash(group))
+    }
+
+    /// ``slots(of:)`` with the group's ``GroupIndex/hash(_:)``, which the caller has.
+    func slots(of group: Entry.Group, hash: UInt32) -> [Int] {
+        var slot = groups.bucket(hash: hash) { slots[$0].entry!.isIn(group) }
             .map(groups.slot(inBucket:)) ?? -1
         var found: [Int] = []
         while slot >= 0 {
@@ -56,31 +77,32 @@ struct UseOrder<Entry: UseOrderEntry> {
         return found
     }
 
-    /// Adds an entry as the most recently used one, and the first of its group; returns its slot.
-    @discardableResult
-    mutating func insert(_ entry: Entry) -> Int {
-        insert(entry, replacing: { _ in false }).slot
-    }
-
-    /// Adds an entry as the most recently used one, and the first of its group, and removes the
-    /// entry of that group that `isReplaced` picks (a stored variant the new one replaces), with
-    /// one lookup of the group for both; returns the new slot and the removed entry.
-    mutating func insert(_ entry: Entry, replacing isReplaced: (Entry) -> Bool) -> (slot: Int, replaced: Entry?) {
+    /// Adds an entry as the most recently used one, and the first of `group` (the entry's, whose
+    /// ``GroupIndex/hash(_:)`` is `hash`), and removes the entry of that group that `isReplaced`
+    /// picks (a stored variant the new one replaces), with one lookup of the group for both;
+    /// returns the new slot and the removed entry.
+    mutating func insert(_ entry: consuming Entry, in group: Entry.Group, hash: UInt32,
+                         replacing isReplaced: (Entry) -> Bool) -> (slot: Int, replaced: Entry?) {
         let slot = free.popLast() ?? slots.count
-        let group = entry.group
-        let hash = GroupIndex.hash(group)
         let next: Int
-        if let bucket = groups.bucket(hash: hash, where: { slots[$0].entry!.group == group }) {
+        if let bucket = groups.bucket(hash: hash, where: { slots[$0].entry!.isIn(group) }) {
             next = groups.slot(inBucket: bucket)
             groups.setSlot(slot, inBucket: bucket)
         } else {
             next = -1
             groups.insert(slot, hash: hash)
         }
-        let filled = Slot(entry: entry, older: -1, newer: -1, nextInGroup: next, groupHash: hash)
-        if slot == slots.count { slots.append(filled) } else { slots[slot] = filled }
-        link(slot)
         size += entry.cost
+        // The entry moved into its slot field by field: a whole `Slot` made first and assigned
+        // would copy the entry twice and destroy it once more.
+        if slot == slots.count {
+            slots.append(Slot(entry: entry, older: -1, newer: -1, nextInGroup: next, groupHash: hash))
+        } else {
+            slots[slot].entry = entry
+            slots[slot].nextInGroup = next
+            slots[slot].groupHash = hash
+        }
+        link(slot)
         var previous = slot
         var current = next
         while current >= 0 {
@@ -145,10 +167,14 @@ struct UseOrder<Entry: UseOrderEntry> {
     /// Removes the least recently used entries until the rest cost `capacity` at most; returns them.
     mutating func evict(toFit capacity: Int) -> [Entry] {
         var evicted: [Entry] = []
-        while size > capacity, oldest >= 0 {
-            evicted.append(remove(oldest))
-        }
+        while let entry = evictOldest(ifOver: capacity) { evicted.append(entry) }
         return evicted
+    }
+
+    /// Removes the least recently used entry if the entries cost more than `capacity`; returns it.
+    mutating func evictOldest(ifOver capacity: Int) -> Entry? {
+        guard size > capacity, oldest >= 0 else { return nil }
+        return remove(oldest)
     }
 
     /// Removes everything.
@@ -170,5 +196,18 @@ struct UseOrder<Entry: UseOrderEntry> {
         let newer = slots[slot].newer
         if older >= 0 { slots[older].newer = newer } else { oldest = newer }
         if newer >= 0 { slots[newer].older = older } else { newest = older }
+    }
+}
+
+extension UseOrder where Entry: GroupedUseOrderEntry {
+    /// Adds an entry as the most recently used one, and the first of its group; returns its slot.
+    @discardableResult
+    mutating func insert(_ entry: Entry) -> Int {
+        insert(entry, in: entry.group, hash: GroupIndex.hash(entry.group), replacing: { _ in false }).slot
+    }
+
+    /// ``insert(_:in:hash:replacing:)`` in the entry's own group.
+    mutating func insert(_ entry: Entry, replacing isReplaced: (Entry) -> Bool) -> (slot: Int, replaced: Entry?) {
+        insert(entry, in: entry.group, hash: GroupIndex.hash(entry.group), replacing: isReplaced)
     }
 }

@@ -42,7 +42,7 @@ final class FreshnessBasisTests: XCTestCase {
         // Then storing it and reading it without a clock read nothing
         XCTAssertNil(store.responses(for: response.url).first?.freshnessBasis)
         // When it is used
-        let first = store.responses(for: response.url, rememberingParsedFieldsAt: now)
+        let first = store.responses(for: response.url, hash: GroupIndex.hash(response.url), rememberingParsedFieldsAt: now)
         // Then it comes back with its basis, still equal to what was stored
         XCTAssertEqual(first, [response])
         XCTAssertEqual(first.first?.freshnessBasis, FreshnessBasis(of: response, now: now))
@@ -63,8 +63,8 @@ final class FreshnessBasisTests: XCTestCase {
         // When a store reads it first with the later clock, then with the earlier one
         let store = MemoryStore(capacity: 1 << 20)
         store.store(response)
-        _ = store.responses(for: response.url, rememberingParsedFieldsAt: now)
-        let again = store.responses(for: response.url, rememberingParsedFieldsAt: inTwentyTwenty)
+        _ = store.responses(for: response.url, hash: GroupIndex.hash(response.url), rememberingParsedFieldsAt: now)
+        let again = store.responses(for: response.url, hash: GroupIndex.hash(response.url), rememberingParsedFieldsAt: inTwentyTwenty)
         // Then the second use has the basis of the first
         XCTAssertEqual(again.first?.freshnessBasis?.lifetime, .explicit(lifetime))
     }

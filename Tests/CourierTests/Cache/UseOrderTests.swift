@@ -3,7 +3,8 @@ import XCTest
 
 /// The use order both cache stores evict by: its groups (a URL's variants) and its order of use.
 final class UseOrderTests: XCTestCase {
-    private struct Item: UseOrderEntry, Equatable {
+    private struct Item: GroupedUseOrderEntry, Equatable {
+        typealias Group = String
         let name: String
         let group: String
         var cost: Int { 10 }

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A stored response as a memory store keeps it until it is first read: its URL, header fields
+/// and body in one array of bytes.
+///
+/// Most responses a cache stores are never read before they are evicted. As the transport made
+/// it, a small response is six objects or so (the fields' array and each field text over 15
+/// bytes, the body's storage and its bytes, the URL); kept for the thousands of responses a
+/// store holds, and released cold when evicted, they cost a request that misses more than the
+/// lookup and the rules do. Packed, a response is one object, allocated and released once.
+/// Reading it back (``unpacked``) makes the response again, equal to the one packed.
+///
+/// Layout of `bytes`: the URL's UTF-8; then for each field its name's and its value's lengths
+/// (LEB128: 7 bits a byte, low bits first, so one byte for a length under 128 and any length
+/// fits) and their UTF-8; then the body.
+struct PackedResponse: Sendable {
+    private let bytes: [UInt8]
+    private let urlLength: Int
+    private let fieldCount: Int
+    let statusCode: Int
+    let requestTime: Double
+    let responseTime: Double
+    let secondaryKey: [String?]
+    let credentialKey: String?
+
+    init(_ response: StoredResponse) {
+        let fields = response.headers
+        var length = response.url.utf8.count + response.body.count
+        for field in fields {
+            let name = field.name.utf8.count, value = field.value.utf8.count
+            length += Self.lengthSize(name) + name + Self.lengthSize(value) + value
+        }
+        // Written into the array's storage once, at its exact size: appended piece by piece the
+        // packing cost more than the objects it saves.
+        bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            var writer = Writer(buffer: buffer)
+            writer.write(response.url)
+            for field in fields {
+                writer.writeLength(field.name.utf8.count)
+                writer.writeLength(field.value.utf8.count)
+                writer.write(field.name)
+                writer.write(field.value)
+            }
+            writer.write(response.body)
+            count = writer.offset
+        }
+        urlLength = response.url.utf8.count
+        fieldCount = fields.count
+        statusCode = response.statusCode
+        requestTime = response.requestTime
+        responseTime = response.responseTime
+        secondaryKey = response.secondaryKey
+        credentialKey = response.credentialKey
+    }
+
+    /// Writes into the uninitialized storage of the array being made.
+    ///
+    /// Safe because: `offset` only grows by what was written, each write first checks that it
+    /// fits in `buffer` (a precondition, never a write past the end), and the array's count is
+    /// set to `offset`, so no byte is counted that was not initialized.
+    private struct Writer {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var offset = 0
+
+        mutating func write(_ text: String) {
+            if text.utf8.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(text.utf8)) }
+        }
+
+        mutating func write(_ data: Data) {
+            if data.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(data)) }
+        }
+
+        private mutating func write(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer { write($0) }
+        }
+
+        private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+            let end = offset + bytes.count
+            precondition(end <= buffer.count, "a packed response's length was counted short")
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).initialize(fromContentsOf: bytes)
+            offset = end
+        }
+
+        mutating func writeLength(_ length: Int) {
+            var rest = length
+            while true {
+                precondition(offset < buffer.count, "a packed response's length was counted short")
+                let more = rest >= 0x80
+                buffer[offset] = UInt8(truncatingIfNeeded: rest) & 0x7F | (more ? 0x80 : 0)
+                offset += 1
+                rest >>= 7
+                if !more { return }
+            }
+        }
+    }
+
+    /// The response packed, made again.
+    var unpacked: StoredResponse {
+        var fields: [HTTPField] = []
+        fields.reserveCapacity(fieldCount)
+        var offset = urlLength
+        for _ in 0..<fieldCount {
+            let nameLength = readLength(at: &offset), valueLength = readLength(at: &offset)
+            let nameStart = offset, valueStart = nameStart + nameLength
+            offset = valueStart + valueLength
+            fields.append(HTTPField(name: String(decoding: bytes[nameStart..<valueStart], as: UTF8.self),
+                                    value: String(decoding: bytes[valueStart..<offset], as: UTF8.self)))
+        }
+        return StoredResponse(url: String(decoding: bytes[..<urlLength], as: UTF8.self), statusCode: statusCode,
+                              headers: HTTPFields(fields), body: Data(bytes[offset...]), requestTime: requestTime,
+                              responseTime: responseTime, secondaryKey: secondaryKey, credentialKey: credentialKey)
+    }
+
+    /// Whether the response packed was stored for `url` (its ``StoredResponse/url``), found
+    /// without making a string of the packed one.
+    func hasURL(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { $0.elementsEqual(bytes[..<urlLength]) }
+    }
+
+    /// The length written at `offset`, which moves past it.
+    private func readLength(at offset: inout Int) -> Int {
+        var length = 0, shift = 0
+        while true {
+            let byte = bytes[offset]
+            offset += 1
+            length |= Int(byte & 0x7F) << shift
+            if byte < 0x80 { return length }
+            shift += 7
+        }
+    }
+
+    private static func lengthSize(_ length: Int) -> Int {
+        var size = 1, rest = length
+        while rest >= 0x80 {
+            size += 1
+            rest >>= 7
+        }
+        return size
+    }
+}
