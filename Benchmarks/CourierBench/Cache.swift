@@ -137,3 +137,11 @@ func cacheMissChild(cached: Bool, count: Int, baseURL: URL, inFlight: Int) -> Ch
                                    cache: cached ? ResponseCache() : nil, request: { NumberedSmallRequest.next() })
     return measuredLoad(client, count: count, inFlight: inFlight, label: cached ? "miss-cached" : "miss-uncached")
 }
+
+/// A child for profiling a fresh hit from memory (`hit-memory`): `count` sends of the same
+/// fresh response, one at a time, through a queue with the cache (the first one a miss).
+func cacheHitChild(count: Int, baseURL: URL) -> ChildReport {
+    let client = CourierSendClient(.curl, baseURL: baseURL, maxConcurrentRequests: 1, cache: ResponseCache(),
+                                   request: { CachedSmallRequest() })
+    return measuredLoad(client, count: count, inFlight: 1, label: "hit-memory")
+}

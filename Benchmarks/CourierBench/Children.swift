@@ -57,7 +57,7 @@ func runChild(_ arguments: [String]) -> Never {
             + " | ttfb-send-curl|ttfb-stream-curl|ttfb-send-urlsession|ttfb-stream-urlsession COUNT BASE-URL"
             + " | tls-connect-curl COUNT HTTPS-BASE-URL CA-FILE | tls-load-send-curl COUNT HTTPS-BASE-URL CA-FILE [IN-FLIGHT]"
             + " | resources-memory[-shared]|resource-load|resource-unobserved|model-load|resource-send COUNT BASE-URL"
-            + " | miss-cached|miss-uncached COUNT BASE-URL [IN-FLIGHT]")
+            + " | miss-cached|miss-uncached COUNT BASE-URL [IN-FLIGHT] | hit-memory COUNT BASE-URL")
     }
     let kind = arguments[0]
     let small = baseURL.appendingPathComponent("small.json")
@@ -83,6 +83,7 @@ func runChild(_ arguments: [String]) -> Never {
     case "miss-cached", "miss-uncached":
         cacheMissChild(cached: kind == "miss-cached", count: count, baseURL: baseURL,
                        inFlight: arguments.count > 3 ? Int(arguments[3]) ?? 1 : 1)
+    case "hit-memory": cacheHitChild(count: count, baseURL: baseURL)
     case "tls-load-send-curl":
         tlsLoadChild(count: count, baseURL: baseURL, ca: URL(fileURLWithPath: arguments.count > 3 ? arguments[3] : ""),
                      inFlight: arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1)

@@ -44,7 +44,7 @@ final class MemoryStore: CacheStore {
             switch form {
             case .packed(let packed): response = packed.unpacked
             case .read(let read):
-                guard now != nil, read.freshnessBasis == nil else { return read }
+                guard now != nil, !read.hasParsedFields else { return read }
                 response = read
             }
             if let now { response.rememberParsedFields(now: now) }

@@ -68,6 +68,10 @@ struct StoredResponse: Sendable, Hashable {
     /// The basis a store keeps with the response, if any.
     var freshnessBasis: FreshnessBasis? { parsed?.basis }
 
+    /// Whether a store has read the response's fields (``rememberParsedFields(now:)``): asked
+    /// without copying the basis out.
+    var hasParsedFields: Bool { parsed != nil }
+
     /// Reads the response's freshness basis at `now` (seconds since 1970) and its `Vary`, and
     /// keeps them with the response, unless it has them already.
     mutating func rememberParsedFields(now: Double) {

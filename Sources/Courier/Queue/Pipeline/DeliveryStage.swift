@@ -66,7 +66,10 @@ extension RequestQueue {
         if let file = claim.temporaryFile {
             try? FileManager.default.removeItem(at: file)
         }
-        if let completion = claim.completion { TransportHandOver.atEnd { completion(claim.result) } }
+        // The closures take what they use: capturing the whole claim would copy it (a reference
+        // to retain and release for each of its fields).
+        let result = claim.result
+        if let completion = claim.completion { TransportHandOver.atEnd { completion(result) } }
         let update = claim.finalUpdate
         for observer in claim.typeObservers where observer.isDirect { observer.deliver(update) }
         for handler in claim.updateHandlers where handler.isDirect { handler.deliver(update) }
@@ -80,7 +83,7 @@ extension RequestQueue {
             let late = state.withLock { $0.markDelivered(claim.id) }
             if !late.isEmpty {
                 TransportHandOver.async(on: callbackQueue) {
-                    DeliveryScope.run { for observer in late { observer(claim.result) } }
+                    DeliveryScope.run { for observer in late { observer(result) } }
                     ended?(true)
                 }
             } else {

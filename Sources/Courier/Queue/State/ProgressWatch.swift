@@ -18,7 +18,9 @@ struct ProgressWatch {
 
     /// Stops watching a request that ended; returns its observers, for their final report.
     mutating func forget(_ id: RequestID) -> [ProgressObserver] {
-        observers.removeValue(forKey: id) ?? []
+        // Most requests have no observer of their progress: no key to hash then.
+        guard !observers.isEmpty else { return [] }
+        return observers.removeValue(forKey: id) ?? []
     }
 
     /// The watched requests with their observers.
