@@ -31,26 +31,35 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
     /// shared by the head's copies: a delegate, an authenticator and a Courier 1 response type
     /// may each ask for it, and it costs as much to make as the rest of a response's handling.
     ///
-    /// Every head has one, so it holds its lock itself (a `Locked` would be one allocation
-    /// more). `made` is only touched with the lock held, which is what makes the
-    /// `@unchecked Sendable` sound.
+    /// Every head has one, and few are ever asked: it takes a lock it shares with other objects
+    /// (``LockStripes``) rather than one of its own, which every response would make and destroy.
+    /// It is made outside the lock (two asking at once may both make one; the first kept wins),
+    /// so that no other lock is ever taken while a stripe is held. `made` is only touched with
+    /// the lock held, which is what makes the `@unchecked Sendable` sound.
     private final class FoundationResponse: @unchecked Sendable {
-        private let lock = NSLock()
         private var made: HTTPURLResponse?
 
+        private var lock: NSLock { LockStripes.lock(for: self) }
+
         func value(_ make: () -> HTTPURLResponse) -> HTTPURLResponse {
-            lock.lock()
-            defer { lock.unlock() }
-            if let made { return made }
+            if let made = withLock({ made }) { return made }
             let response = make()
-            made = response
-            return response
+            return withLock {
+                if let made { return made }
+                made = response
+                return response
+            }
         }
 
         var isMade: Bool {
+            withLock { made != nil }
+        }
+
+        private func withLock<T>(_ body: () -> T) -> T {
+            let lock = self.lock
             lock.lock()
             defer { lock.unlock() }
-            return made != nil
+            return body()
         }
     }
 

@@ -57,6 +57,23 @@ final class ResponseHeadTests: XCTestCase {
         XCTAssertTrue(copy.httpURLResponse === first)
     }
 
+    func testThreadsAskingAtOnceAllGetTheOneKept() {
+        // Given heads of Courier's own, each asked by eight threads at once
+        for round in 0..<50 {
+            let head = ResponseHead(status: 200, headerFields: ["A": "\(round)"], url: url)
+            let got = Locked<[HTTPURLResponse]>([])
+            // When they ask together
+            DispatchQueue.concurrentPerform(iterations: 8) { _ in
+                let response = head.httpURLResponse
+                got.withLock { $0.append(response) }
+            }
+            // Then all of them, and any later asker, hold the same object
+            let first = head.httpURLResponse
+            XCTAssertEqual(got.withLock { $0.count }, 8)
+            XCTAssertTrue(got.withLock { $0.allSatisfy { $0 === first } }, "round \(round)")
+        }
+    }
+
     func testAStatusFoundationRefusesStillMakesAnHTTPURLResponse() {
         // Given heads whose status Foundation does not take (a server's 999, a user's 0)
         let high = ResponseHead(status: 999, url: url), low = ResponseHead(status: 0, url: url)
