@@ -32,8 +32,8 @@ final class MemoryStore: CacheStore {
         func isSameVariant(as response: StoredResponse) -> Bool {
             switch form {
             case .packed(let packed):
-                packed.secondaryKey == response.secondaryKey && packed.credentialKey == response.credentialKey
-            case .read(let stored): stored.isSameVariant(as: response)
+                response.isVariant(secondaryKey: packed.secondaryKey, credentialKey: packed.credentialKey)
+            case .read(let stored): response.isVariant(secondaryKey: stored.secondaryKey, credentialKey: stored.credentialKey)
             }
         }
 
@@ -102,9 +102,7 @@ final class MemoryStore: CacheStore {
         _ = entries.withLock { entries in
             let replaced = entries.insert(entry, in: response.url, hash: hash) { $0.isSameVariant(as: response) }.replaced
             let evicted = entries.evictOldest(ifOver: capacity)
-            var more: [Entry] = []
-            while let next = entries.evictOldest(ifOver: capacity) { more.append(next) }
-            return (replaced, evicted, more)
+            return (replaced, evicted, entries.evict(toFit: capacity))
         }
     }
 
@@ -122,8 +120,8 @@ final class MemoryStore: CacheStore {
 }
 
 extension StoredResponse {
-    /// Whether the two are the same variant of a URL: the same secondary key and credential.
-    func isSameVariant(as other: StoredResponse) -> Bool {
-        secondaryKey == other.secondaryKey && credentialKey == other.credentialKey
+    /// Whether it is the variant of its URL with this secondary key and credential.
+    func isVariant(secondaryKey: [String?], credentialKey: String?) -> Bool {
+        self.secondaryKey == secondaryKey && self.credentialKey == credentialKey
     }
 }

@@ -190,7 +190,10 @@ final class MemoryStoreTests: XCTestCase {
 
         mutating func store(_ response: StoredResponse) {
             guard response.cost <= capacity else { return }
-            entries.removeAll { $0.response.url == response.url && $0.response.isSameVariant(as: response) }
+            entries.removeAll {
+                $0.response.url == response.url && $0.response.secondaryKey == response.secondaryKey
+                    && $0.response.credentialKey == response.credentialKey
+            }
             stores += 1
             entries.insert((response, stores), at: 0)
             while size > capacity { entries.removeLast() }
