@@ -28,21 +28,19 @@ struct PackedResponse: Sendable {
         var length = response.url.utf8.count + response.body.count
         for field in fields {
             let name = field.name.utf8.count, value = field.value.utf8.count
-            length += Self.lengthSize(name) + name + Self.lengthSize(value) + value
+            length += ByteWriter.leb128Size(name) + name + ByteWriter.leb128Size(value) + value
         }
         // Written into the array's storage once, at its exact size: appended piece by piece the
         // packing cost more than the objects it saves.
-        bytes = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
-            var writer = Writer(buffer: buffer)
+        bytes = [UInt8](writingAtMost: length) { writer in
             writer.write(response.url)
             for field in fields {
-                writer.writeLength(field.name.utf8.count)
-                writer.writeLength(field.value.utf8.count)
+                writer.writeLEB128(field.name.utf8.count)
+                writer.writeLEB128(field.value.utf8.count)
                 writer.write(field.name)
                 writer.write(field.value)
             }
             writer.write(response.body)
-            count = writer.offset
         }
         urlLength = response.url.utf8.count
         fieldCount = fields.count
@@ -51,47 +49,6 @@ struct PackedResponse: Sendable {
         responseTime = response.responseTime
         secondaryKey = response.secondaryKey
         credentialKey = response.credentialKey
-    }
-
-    /// Writes into the uninitialized storage of the array being made.
-    ///
-    /// Safe because: `offset` only grows by what was written, each write first checks that it
-    /// fits in `buffer` (a precondition, never a write past the end), and the array's count is
-    /// set to `offset`, so no byte is counted that was not initialized.
-    private struct Writer {
-        let buffer: UnsafeMutableBufferPointer<UInt8>
-        var offset = 0
-
-        mutating func write(_ text: String) {
-            if text.utf8.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(text.utf8)) }
-        }
-
-        mutating func write(_ data: Data) {
-            if data.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(data)) }
-        }
-
-        private mutating func write(_ bytes: [UInt8]) {
-            bytes.withUnsafeBufferPointer { write($0) }
-        }
-
-        private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
-            let end = offset + bytes.count
-            precondition(end <= buffer.count, "a packed response's length was counted short")
-            _ = UnsafeMutableBufferPointer(rebasing: buffer[offset..<end]).initialize(fromContentsOf: bytes)
-            offset = end
-        }
-
-        mutating func writeLength(_ length: Int) {
-            var rest = length
-            while true {
-                precondition(offset < buffer.count, "a packed response's length was counted short")
-                let more = rest >= 0x80
-                buffer[offset] = UInt8(truncatingIfNeeded: rest) & 0x7F | (more ? 0x80 : 0)
-                offset += 1
-                rest >>= 7
-                if !more { return }
-            }
-        }
     }
 
     /// The response packed, made again.
@@ -128,14 +85,5 @@ struct PackedResponse: Sendable {
             if byte < 0x80 { return length }
             shift += 7
         }
-    }
-
-    private static func lengthSize(_ length: Int) -> Int {
-        var size = 1, rest = length
-        while rest >= 0x80 {
-            size += 1
-            rest >>= 7
-        }
-        return size
     }
 }

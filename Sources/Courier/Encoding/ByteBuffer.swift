@@ -61,3 +61,75 @@ func shortestText(_ value: Float) -> String {
     }
     return value.description
 }
+
+extension Array where Element == UInt8 {
+    /// Bytes written once, by `write`, into the storage of an array of at most `capacity`: one
+    /// allocation of the size counted beforehand, and each piece copied as one block (appended
+    /// piece by piece, a small record costs several times as much). Writing past `capacity`
+    /// stops the program: the caller counted short.
+    init(writingAtMost capacity: Int, _ write: (inout ByteWriter) -> Void) {
+        self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
+            var writer = ByteWriter(buffer)
+            write(&writer)
+            count = writer.count
+        }
+    }
+}
+
+/// Writes into the uninitialized storage of an array being made (`[UInt8](writingAtMost:_:)`).
+///
+/// Safe because: `count` only grows by what was written, each write first checks that it fits in
+/// `buffer` (a precondition, never a write past the end), the writer cannot outlive the
+/// initializer's closure that lends it the buffer, and the array's count is set to `count`, so no
+/// byte is counted that was not initialized.
+struct ByteWriter: ~Copyable {
+    private let buffer: UnsafeMutableBufferPointer<UInt8>
+    private(set) var count = 0
+
+    fileprivate init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    mutating func write(_ text: String) {
+        if text.utf8.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(text.utf8)) }
+    }
+
+    mutating func write(_ data: Data) {
+        if data.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(data)) }
+    }
+
+    /// A length or count as LEB128: 7 bits a byte, low bits first, the high bit set on every byte
+    /// but the last (one byte under 128; any `Int` fits).
+    mutating func writeLEB128(_ value: Int) {
+        var rest = UInt(bitPattern: value)
+        while true {
+            precondition(count < buffer.count, "bytes written past the capacity counted for them")
+            let more = rest >= 0x80
+            buffer[count] = UInt8(truncatingIfNeeded: rest) & 0x7F | (more ? 0x80 : 0)
+            count += 1
+            rest >>= 7
+            if !more { return }
+        }
+    }
+
+    /// The bytes ``writeLEB128(_:)`` writes for `value`.
+    static func leb128Size(_ value: Int) -> Int {
+        var size = 1, rest = UInt(bitPattern: value)
+        while rest >= 0x80 {
+            size += 1
+            rest >>= 7
+        }
+        return size
+    }
+
+    private mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0) }
+    }
+
+    private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
+        let end = count + bytes.count
+        precondition(end <= buffer.count, "bytes written past the capacity counted for them")
+        _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<end]).initialize(fromContentsOf: bytes)
+        count = end
+    }
+}
