@@ -57,7 +57,7 @@ final class CacheLayer: Transport {
         let urlRequest = request.urlRequest
         // A URL without scheme or host names nothing a cache can keep.
         guard let url = urlRequest.url, let key = CacheKey.make(for: url) else {
-            return loadingTask(request, lookup: nil, url: urlRequest.url, completion: completion)
+            return loadingTask(request, lookup: nil, url: urlRequest.url, requestTime: cache.clock(), completion: completion)
         }
         // The fields once: a `URLRequest` makes a new dictionary each time it is asked.
         let lookup = CacheRequest(method: urlRequest.httpMethod ?? "GET", url: key, headers: urlRequest.allHTTPHeaderFields ?? [:])
@@ -80,7 +80,7 @@ final class CacheLayer: Transport {
             // What the policy or stale-if-error may still fall back on, or show first.
             let fallback = stored.isEmpty ? nil : CacheLookup.bestMatch(in: stored, for: lookup)
             if fallback == nil, request.context.cachedFirst == nil {
-                return loadingTask(request, lookup: lookup, url: url, completion: completion)
+                return loadingTask(request, lookup: lookup, url: url, requestTime: now, completion: completion)
             }
             work = .load(fallback: fallback)
         case .unavailable:
@@ -91,10 +91,10 @@ final class CacheLayer: Transport {
 
     /// The transport's task for a request sent as it is, with nothing stored to fall back on:
     /// its answer is stored under `lookup`'s key (when there is one) if the rules allow.
-    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?, url: URL?,
+    /// `requestTime` is the cache clock's time as the task is made (it is resumed right after).
+    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?, url: URL?, requestTime: Double,
                              completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void)
         -> any TransportTask {
-        let requestTime = cache.clock()
         let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
         return inner.makeTask(for: request) { [self] result in
             if case .success(let response) = result {

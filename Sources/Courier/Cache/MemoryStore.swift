@@ -29,11 +29,10 @@ final class MemoryStore: CacheStore {
             }
         }
 
-        func isSameVariant(as response: StoredResponse) -> Bool {
+        func isVariant(secondaryKey: [String?], credentialKey: String?) -> Bool {
             switch form {
-            case .packed(let packed):
-                response.isVariant(secondaryKey: packed.secondaryKey, credentialKey: packed.credentialKey)
-            case .read(let stored): response.isVariant(secondaryKey: stored.secondaryKey, credentialKey: stored.credentialKey)
+            case .packed(let packed): packed.secondaryKey == secondaryKey && packed.credentialKey == credentialKey
+            case .read(let stored): stored.isVariant(secondaryKey: secondaryKey, credentialKey: credentialKey)
             }
         }
 
@@ -88,22 +87,30 @@ final class MemoryStore: CacheStore {
     }
 
     func store(_ response: StoredResponse) {
-        store(response, cost: response.cost, hash: GroupIndex.hash(response.url))
+        store(response, hash: GroupIndex.hash(response.url), costLimit: capacity)
     }
 
-    /// ``store(_:)`` with the response's ``StoredResponse/cost`` and its URL's
-    /// ``GroupIndex/hash(_:)``, which the caller has.
-    func store(_ response: StoredResponse, cost: Int, hash: UInt32) {
-        guard cost <= capacity else { return }
-        let entry = Entry(form: .packed(PackedResponse(response)), cost: cost)
+    /// Stores a response whose URL's ``GroupIndex/hash(_:)`` is `hash` if its cost is at most
+    /// `costLimit` (and the capacity); returns whether it did. The cost is counted by the packing.
+    @discardableResult
+    func store(_ response: StoredResponse, hash: UInt32, costLimit: Int) -> Bool {
+        let packed = PackedResponse(response)
+        let cost = packed.cost
+        guard cost <= min(costLimit, capacity) else { return false }
+        let entry = Entry(form: .packed(packed), cost: cost)
+        // Only what the closures need: capturing the whole response would copy it.
+        let url = response.url, secondaryKey = response.secondaryKey, credentialKey = response.credentialKey
         // What this replaces and evicts is returned, so released after the lock: freeing a
         // response's storage under it would hold up every lookup meanwhile. The first evicted
         // is kept apart, so that the usual store (one in, one out) makes no array.
         _ = entries.withLock { entries in
-            let replaced = entries.insert(entry, in: response.url, hash: hash) { $0.isSameVariant(as: response) }.replaced
+            let replaced = entries.insert(entry, in: url, hash: hash) {
+                $0.isVariant(secondaryKey: secondaryKey, credentialKey: credentialKey)
+            }.replaced
             let evicted = entries.evictOldest(ifOver: capacity)
             return (replaced, evicted, entries.evict(toFit: capacity))
         }
+        return true
     }
 
     func removeResponses(for url: String) {

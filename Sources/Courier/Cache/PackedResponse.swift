@@ -23,32 +23,36 @@ struct PackedResponse: Sendable {
     let secondaryKey: [String?]
     let credentialKey: String?
 
+    /// The response's ``StoredResponse/cost``, counted while packing it.
+    let cost: Int
+
     init(_ response: StoredResponse) {
-        let fields = response.headers
-        var length = response.url.utf8.count + response.body.count
+        // The parts the writing needs, apart: a closure that captured the whole response would
+        // copy it (each of its references retained and released once more).
+        let url = response.url, fields = response.headers, body = response.body
+        var fieldBytes = 0, lengthBytes = 0
         for field in fields {
             let name = field.name.utf8.count, value = field.value.utf8.count
-            length += ByteWriter.leb128Size(name) + name + ByteWriter.leb128Size(value) + value
+            fieldBytes += name + value
+            lengthBytes += ByteWriter.leb128Size(name) + ByteWriter.leb128Size(value)
         }
         // Written into the array's storage once, at its exact size: appended piece by piece the
         // packing cost more than the objects it saves.
+        let length = url.utf8.count + lengthBytes + fieldBytes + body.count
         bytes = [UInt8](writingAtMost: length) { writer in
-            writer.write(response.url)
-            for field in fields {
-                writer.writeLEB128(field.name.utf8.count)
-                writer.writeLEB128(field.value.utf8.count)
-                writer.write(field.name)
-                writer.write(field.value)
-            }
-            writer.write(response.body)
+            writer.write(url)
+            for field in fields { writer.writeLengthsAndBytes(field.name, field.value) }
+            writer.write(body)
         }
-        urlLength = response.url.utf8.count
+        urlLength = url.utf8.count
         fieldCount = fields.count
         statusCode = response.statusCode
         requestTime = response.requestTime
         responseTime = response.responseTime
         secondaryKey = response.secondaryKey
         credentialKey = response.credentialKey
+        cost = StoredResponse.cost(url: url, fieldCount: fields.count, fieldBytes: fieldBytes, bodyCount: body.count,
+                                   secondaryKey: secondaryKey, credentialKey: credentialKey)
     }
 
     /// The response packed, made again.

@@ -133,16 +133,14 @@ public final class ResponseCache: Sendable {
     /// Stores a response in each store it fits (an eighth of the store at most); `urlHash`, when
     /// the caller has it, is its URL's ``GroupIndex/hash(_:)``.
     func store(_ response: StoredResponse, urlHash: UInt32? = nil) {
-        let cost = response.cost
         if let memory {
-            if cost <= memory.capacity / 8 {
-                memory.store(response, cost: cost, hash: urlHash ?? GroupIndex.hash(response.url))
-            } else {
-                // A smaller variant stored earlier must not outlive the one replacing it.
-                memory.removeResponses(for: response.url)
-            }
+            let limit = memory.capacity / 8
+            let stored = response.body.count <= limit
+                && memory.store(response, hash: urlHash ?? GroupIndex.hash(response.url), costLimit: limit)
+            // A smaller variant stored earlier must not outlive the one replacing it.
+            if !stored { memory.removeResponses(for: response.url) }
         }
-        if let disk, cost <= disk.capacity / 8 { disk.store(response) }
+        if let disk, response.cost <= disk.capacity / 8 { disk.store(response) }
     }
 
     func remove(_ key: String) {

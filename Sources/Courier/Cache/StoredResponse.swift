@@ -113,8 +113,17 @@ struct StoredResponse: Sendable, Hashable {
     /// the start so that the bound holds however many are used), and each header field about 64
     /// (its slot and string storage); the URL is kept twice (the response and the index).
     var cost: Int {
-        var total = body.count + 2 * url.utf8.count + 496
-        for field in headers { total += field.name.utf8.count + field.value.utf8.count + 64 }
+        var fieldBytes = 0
+        for field in headers { fieldBytes += field.name.utf8.count + field.value.utf8.count }
+        return Self.cost(url: url, fieldCount: headers.count, fieldBytes: fieldBytes, bodyCount: body.count,
+                         secondaryKey: secondaryKey, credentialKey: credentialKey)
+    }
+
+    /// ``cost`` from the parts of a response, for those who count its fields' bytes anyway
+    /// (``PackedResponse``): `fieldBytes` is the UTF-8 of every field's name and value.
+    static func cost(url: String, fieldCount: Int, fieldBytes: Int, bodyCount: Int, secondaryKey: [String?],
+                     credentialKey: String?) -> Int {
+        var total = bodyCount + 2 * url.utf8.count + 496 + fieldBytes + 64 * fieldCount
         for value in secondaryKey { total += (value?.utf8.count ?? 0) + 16 }
         total += credentialKey?.utf8.count ?? 0
         return total

@@ -112,6 +112,22 @@ struct ByteWriter: ~Copyable {
         }
     }
 
+    /// Two texts as their lengths (``writeLEB128(_:)``) and then their UTF-8, as a field's name
+    /// and value are packed; two short ones (the usual field) with one check.
+    mutating func writeLengthsAndBytes(_ first: String, _ second: String) {
+        let firstCount = first.utf8.count, secondCount = second.utf8.count
+        if firstCount < 0x80, secondCount < 0x80, count + 2 <= buffer.count {
+            buffer[count] = UInt8(truncatingIfNeeded: firstCount)
+            buffer[count + 1] = UInt8(truncatingIfNeeded: secondCount)
+            count += 2
+        } else {
+            writeLEB128(firstCount)
+            writeLEB128(secondCount)
+        }
+        write(first)
+        write(second)
+    }
+
     /// The bytes ``writeLEB128(_:)`` writes for `value`.
     static func leb128Size(_ value: Int) -> Int {
         var size = 1, rest = UInt(bitPattern: value)

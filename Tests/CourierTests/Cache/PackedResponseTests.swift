@@ -85,4 +85,25 @@ final class PackedResponseTests: XCTestCase {
         XCTAssertEqual(unpacked, original)
         XCTAssertNil(unpacked.freshnessBasis)
     }
+
+    func testThePackingCountsTheCostOfTheResponseAsRead() {
+        // Given responses with and without fields, long fields, a secondary key and a credential
+        let responses = [
+            response(url: "", headers: [], body: Data()),
+            response(headers: ["Cache-Control": "max-age=60", "ETag": "\"a\""], body: Data(repeating: 1, count: 300)),
+            response(headers: [HTTPField(name: "X-Long", value: String(repeating: "é", count: 200))], body: Data("x".utf8),
+                     secondaryKey: ["gzip", nil], credentialKey: "a1:0123456789abcdef"),
+        ]
+        for original in responses {
+            // When each is packed
+            let packed = PackedResponse(original)
+            // Then the cost counted while packing is that of the response (and of it made again)
+            XCTAssertEqual(packed.cost, original.cost)
+            XCTAssertEqual(packed.cost, packed.unpacked.cost)
+        }
+        // And the cost is the documented estimate: body, the URL twice, 496, each field's text and 64
+        let one = response(url: "https://a.test/", headers: ["Age": "1"], body: Data(count: 10), secondaryKey: ["v"],
+                           credentialKey: "k")
+        XCTAssertEqual(PackedResponse(one).cost, 10 + 2 * 15 + 496 + (3 + 1 + 64) + (1 + 16) + 1)
+    }
 }
