@@ -29,11 +29,13 @@ final class MemoryStore: CacheStore {
             }
         }
 
+        /// Whether it is the variant of its URL with this secondary key and credential.
         func isVariant(secondaryKey: [String?], credentialKey: String?) -> Bool {
-            switch form {
-            case .packed(let packed): packed.secondaryKey == secondaryKey && packed.credentialKey == credentialKey
-            case .read(let stored): stored.isVariant(secondaryKey: secondaryKey, credentialKey: credentialKey)
+            let own = switch form {
+            case .packed(let packed): (packed.secondaryKey, packed.credentialKey)
+            case .read(let stored): (stored.secondaryKey, stored.credentialKey)
             }
+            return own.0 == secondaryKey && own.1 == credentialKey
         }
 
         /// The response, unpacked and kept so if it was packed; with `now`, its fields read (see
@@ -124,11 +126,4 @@ final class MemoryStore: CacheStore {
     }
 
     func flush() {}
-}
-
-extension StoredResponse {
-    /// Whether it is the variant of its URL with this secondary key and credential.
-    func isVariant(secondaryKey: [String?], credentialKey: String?) -> Bool {
-        self.secondaryKey == secondaryKey && self.credentialKey == credentialKey
-    }
 }

@@ -42,9 +42,9 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         private var lock: NSLock { LockStripes.lock(for: self) }
 
         func value(_ make: () -> HTTPURLResponse) -> HTTPURLResponse {
-            if let made = withLock({ made }) { return made }
+            if let made = lock.withLock({ made }) { return made }
             let response = make()
-            return withLock {
+            return lock.withLock {
                 if let made { return made }
                 made = response
                 return response
@@ -52,14 +52,7 @@ public struct ResponseHead: Sendable, Hashable, CustomStringConvertible {
         }
 
         var isMade: Bool {
-            withLock { made != nil }
-        }
-
-        private func withLock<T>(_ body: () -> T) -> T {
-            let lock = self.lock
-            lock.lock()
-            defer { lock.unlock() }
-            return body()
+            lock.withLock { made != nil }
         }
     }
 
