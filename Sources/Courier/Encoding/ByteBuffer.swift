@@ -90,6 +90,9 @@ struct ByteWriter: ~Copyable {
         self.buffer = buffer
     }
 
+    // Inlined where a response is packed: called apart, each text is retained and released
+    // around the call, which cost as much as copying its bytes.
+    @inline(__always)
     mutating func write(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(text.utf8)) }
     }
@@ -114,6 +117,7 @@ struct ByteWriter: ~Copyable {
 
     /// Two texts as their lengths (``writeLEB128(_:)``) and then their UTF-8, as a field's name
     /// and value are packed; two short ones (the usual field) with one check.
+    @inline(__always)
     mutating func writeLengthsAndBytes(_ first: String, _ second: String) {
         let firstCount = first.utf8.count, secondCount = second.utf8.count
         if firstCount < 0x80, secondCount < 0x80, count + 2 <= buffer.count {
@@ -126,6 +130,16 @@ struct ByteWriter: ~Copyable {
         }
         write(first)
         write(second)
+    }
+
+    /// Each field's name and value as ``writeLengthsAndBytes(_:_:)`` writes them, in order. Each
+    /// field is read in place (through the array's own buffer, only while `fields` lends it):
+    /// stepped through as a sequence, each would be copied out, its name and value retained and
+    /// released, which cost as much as copying their bytes.
+    mutating func writeLengthsAndBytes(of fields: [HTTPField]) {
+        fields.withUnsafeBufferPointer { fields in
+            for index in fields.indices { writeLengthsAndBytes(fields[index].name, fields[index].value) }
+        }
     }
 
     /// The bytes ``writeLEB128(_:)`` writes for `value`.
@@ -142,10 +156,15 @@ struct ByteWriter: ~Copyable {
         bytes.withUnsafeBufferPointer { write($0) }
     }
 
+    @inline(__always)
     private mutating func write(_ bytes: UnsafeBufferPointer<UInt8>) {
         let end = count + bytes.count
         precondition(end <= buffer.count, "bytes written past the capacity counted for them")
-        _ = UnsafeMutableBufferPointer(rebasing: buffer[count..<end]).initialize(fromContentsOf: bytes)
+        // One `memcpy` (the generic `initialize(fromContentsOf:)` costs several times as much for
+        // the short texts of a field). Neither buffer is empty here, so both have an address.
+        if !bytes.isEmpty {
+            (buffer.baseAddress! + count).initialize(from: bytes.baseAddress!, count: bytes.count)
+        }
         count = end
     }
 }

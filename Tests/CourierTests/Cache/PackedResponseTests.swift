@@ -51,6 +51,33 @@ final class PackedResponseTests: XCTestCase {
         XCTAssertTrue(unpacked == original, "the fields or the body differ")
     }
 
+    func testTextsOfEveryFormAndASlicedBodyRoundTrip() {
+        // Given texts stored inline (15 bytes and under) and in storage of their own (16 and
+        // over), an empty one, one made from a substring, one bridged from NSString, and a body
+        // that is a slice of a larger buffer (not starting at its first byte)
+        let line = "X-Line: from a head parser's buffer"
+        let fromSubstring = String(line[line.index(line.startIndex, offsetBy: 8)...])
+        let bridged = NSString(string: "bridged value, longer than fifteen bytes") as String
+        let backing = Data((0..<64).map { UInt8($0) })
+        let body = backing[7..<40]
+        let fields: HTTPFields = [
+            HTTPField(name: "Fifteen-Bytes-X", value: "sixteen bytes!!!"),
+            HTTPField(name: "E", value: ""),
+            HTTPField(name: "X-Line", value: fromSubstring),
+            HTTPField(name: "X-Bridged", value: bridged),
+        ]
+        let original = response(headers: fields, body: body)
+        // When it is packed and unpacked
+        let unpacked = PackedResponse(original).unpacked
+        // Then each text and the body's bytes came back as they were
+        XCTAssertEqual(unpacked.headers.map(\.description), [
+            "Fifteen-Bytes-X: sixteen bytes!!!", "E: ", "X-Line: from a head parser's buffer",
+            "X-Bridged: bridged value, longer than fifteen bytes",
+        ])
+        XCTAssertEqual(Array(unpacked.body), Array(7..<40).map { UInt8($0) })
+        XCTAssertEqual(unpacked, original)
+    }
+
     func testAResponseWithNothingButItsURLRoundTrips() {
         let original = response(url: "", headers: [], body: Data())
         let packed = PackedResponse(original)
