@@ -53,9 +53,6 @@ struct StoredResponse: Sendable, Hashable {
         }
     }
 
-    // Not inlined: inlined where a response is stored, the optimiser made the value twice, copied
-    // one and destroyed the other (every reference retained and released once more).
-    @inline(never)
     init(url: String, statusCode: Int, headers: HTTPFields, body: Data, requestTime: Double, responseTime: Double,
          secondaryKey: [String?], credentialKey: String?) {
         self.url = url
