@@ -29,7 +29,7 @@ struct PackedResponse: Sendable {
     init(_ response: borrowing StoredResponse) {
         // The parts the writing needs, apart: a closure that captured the whole response would
         // copy it (each of its references retained and released once more).
-        let url = response.url, fields = response.headers.fields, body = response.body
+        let url = response.url, fields = response.headers, body = response.body
         var fieldBytes = 0, lengthBytes = 0
         for field in fields {
             let name = field.name.utf8.count, value = field.value.utf8.count
@@ -41,7 +41,7 @@ struct PackedResponse: Sendable {
         let length = url.utf8.count + lengthBytes + fieldBytes + body.count
         bytes = [UInt8](writingAtMost: length) { writer in
             writer.write(url)
-            writer.writeLengthsAndBytes(of: fields)
+            for field in fields { writer.writeLengthsAndBytes(field.name, field.value) }
             writer.write(body)
         }
         urlLength = url.utf8.count

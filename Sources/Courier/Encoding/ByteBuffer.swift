@@ -90,9 +90,6 @@ struct ByteWriter: ~Copyable {
         self.buffer = buffer
     }
 
-    // Inlined where a response is packed: called apart, each text is retained and released
-    // around the call, which cost as much as copying its bytes.
-    @inline(__always)
     mutating func write(_ text: String) {
         if text.utf8.withContiguousStorageIfAvailable({ write($0) }) == nil { write(Array(text.utf8)) }
     }
@@ -117,29 +114,42 @@ struct ByteWriter: ~Copyable {
 
     /// Two texts as their lengths (``writeLEB128(_:)``) and then their UTF-8, as a field's name
     /// and value are packed; two short ones (the usual field) with one check.
+    ///
+    /// Both texts' bytes are in hand before anything is written: a text read after a write
+    /// through the buffer was retained and released around it (the write could have changed the
+    /// text, for all the optimiser knew), which cost a packing as much as copying the bytes. For
+    /// the same reason it is inlined, and the copying path for texts without contiguous UTF-8 (a
+    /// lazily bridged `NSString` on Apple platforms) is not.
     @inline(__always)
     mutating func writeLengthsAndBytes(_ first: String, _ second: String) {
-        let firstCount = first.utf8.count, secondCount = second.utf8.count
-        if firstCount < 0x80, secondCount < 0x80, count + 2 <= buffer.count {
-            buffer[count] = UInt8(truncatingIfNeeded: firstCount)
-            buffer[count + 1] = UInt8(truncatingIfNeeded: secondCount)
+        let written = first.utf8.withContiguousStorageIfAvailable { first in
+            second.utf8.withContiguousStorageIfAvailable { second in
+                writeLengthsAndBytes(first, second)
+                return true
+            } ?? false
+        } ?? false
+        if !written { writeLengthsAndBytes(Array(first.utf8), Array(second.utf8)) }
+    }
+
+    @inline(never)
+    private mutating func writeLengthsAndBytes(_ first: [UInt8], _ second: [UInt8]) {
+        first.withUnsafeBufferPointer { first in
+            second.withUnsafeBufferPointer { second in writeLengthsAndBytes(first, second) }
+        }
+    }
+
+    @inline(__always)
+    private mutating func writeLengthsAndBytes(_ first: UnsafeBufferPointer<UInt8>, _ second: UnsafeBufferPointer<UInt8>) {
+        if first.count < 0x80, second.count < 0x80, count + 2 <= buffer.count {
+            buffer[count] = UInt8(truncatingIfNeeded: first.count)
+            buffer[count + 1] = UInt8(truncatingIfNeeded: second.count)
             count += 2
         } else {
-            writeLEB128(firstCount)
-            writeLEB128(secondCount)
+            writeLEB128(first.count)
+            writeLEB128(second.count)
         }
         write(first)
         write(second)
-    }
-
-    /// Each field's name and value as ``writeLengthsAndBytes(_:_:)`` writes them, in order. Each
-    /// field is read in place (through the array's own buffer, only while `fields` lends it):
-    /// stepped through as a sequence, each would be copied out, its name and value retained and
-    /// released, which cost as much as copying their bytes.
-    mutating func writeLengthsAndBytes(of fields: [HTTPField]) {
-        fields.withUnsafeBufferPointer { fields in
-            for index in fields.indices { writeLengthsAndBytes(fields[index].name, fields[index].value) }
-        }
     }
 
     /// The bytes ``writeLEB128(_:)`` writes for `value`.

@@ -29,10 +29,7 @@ public struct HTTPField: Sendable, Hashable, CustomStringConvertible {
 /// when they have the same fields in the same order.
 public struct HTTPFields: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral,
                           ExpressibleByArrayLiteral, CustomStringConvertible {
-    /// The fields in order. Readable inside the module for the cache's packing
-    /// (``ByteWriter/writeLengthsAndBytes(of:)``), which reads each field in place where this
-    /// collection's subscript would copy it out (its texts retained and released).
-    private(set) var fields: [HTTPField]
+    private var fields: [HTTPField]
 
     /// No fields.
     public init() {
