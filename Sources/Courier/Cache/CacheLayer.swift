@@ -92,11 +92,12 @@ final class CacheLayer: Transport {
     /// The transport's task for a request sent as it is, with nothing stored to fall back on:
     /// its answer is stored under `lookup`'s key (when there is one) if the rules allow.
     /// `requestTime` is the cache clock's time as the task is made (it is resumed right after).
-    private func loadingTask(_ request: TransportRequest, lookup: CacheRequest?, url: URL?, requestTime: Double,
+    private func loadingTask(_ request: TransportRequest, lookup: consuming CacheRequest?, url: consuming URL?, requestTime: Double,
                              completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void)
         -> any TransportTask {
         let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
-        return inner.makeTask(for: request) { [self] result in
+        // The lookup and URL moved into the closure: captured as they are, they would be copied.
+        return inner.makeTask(for: request) { [self, lookup = consume lookup, url = consume url] result in
             if case .success(let response) = result {
                 loaded(response, for: lookup, method: method, url: url, requestTime: requestTime, responseTime: cache.clock())
             }
@@ -106,7 +107,7 @@ final class CacheLayer: Transport {
 
     /// What follows a response from the origin that answers the request as it is: stored under
     /// `lookup`'s key (when there is one) if the rules allow, and what an unsafe method changed forgotten.
-    func loaded(_ response: TransportResponse, for lookup: CacheRequest?, method: String, url: URL?, requestTime: Double,
+    func loaded(_ response: borrowing TransportResponse, for lookup: CacheRequest?, method: String, url: URL?, requestTime: Double,
                 responseTime: Double) {
         if let lookup { store(response, for: lookup, requestTime: requestTime, responseTime: responseTime) }
         invalidate(after: response, method: method, url: url)
@@ -212,30 +213,26 @@ final class CacheLayer: Transport {
 
     /// Stores a response to a request if the rules allow it; forgets the stored one a
     /// `no-store` answer replaces.
-    private func store(_ response: TransportResponse, for request: CacheRequest, requestTime: Double,
-                           responseTime: Double) {
+    private func store(_ response: borrowing TransportResponse, for request: CacheRequest, requestTime: Double,
+                       responseTime: Double) {
         let headers = response.head.headerFields
-        let key = request.url
-        let requestHeaders = request.headers
         let received = Storability.ResponseFields(headers)
         switch Storability.decide(request: request, statusCode: response.head.status, received: received) {
         case .store(let bindsCredentials):
-            guard let secondaryKey = received.vary.secondaryKey(for: requestHeaders) else { return }
-            cache.store(StoredResponse(
-                url: key, statusCode: response.head.status, headers: headers, body: response.body,
-                requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
-                credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: requestHeaders) : nil),
-                urlHash: request.urlHash)
+            guard let secondaryKey = received.vary.secondaryKey(for: request.headers) else { return }
+            cache.store(response, headers: headers, for: request, requestTime: requestTime, responseTime: responseTime,
+                        secondaryKey: secondaryKey,
+                        credentialKey: bindsCredentials ? Storability.credentialKey(requestHeaders: request.headers) : nil)
         case .doNotStore(.noStore) where CacheHeaders.cacheControl(in: headers).noStore:
             // The origin now forbids keeping what was stored.
-            cache.remove(key)
+            cache.remove(request.url)
         case .doNotStore:
             break
         }
     }
 
     /// Forgets what a request with an unsafe method changed (RFC 9111 §4.4).
-    private func invalidate(after response: TransportResponse, method: String, url: URL?) {
+    private func invalidate(after response: borrowing TransportResponse, method: String, url: URL?) {
         guard !Invalidation.isSafe(method), let url else { return }
         for key in Invalidation.invalidatedKeys(method: method, requestURL: url,
                                                 statusCode: response.head.status, responseHeaders: response.head.headerFields) {

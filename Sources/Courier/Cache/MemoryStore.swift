@@ -75,6 +75,8 @@ final class MemoryStore: CacheStore {
     func responses(for url: String, hash: UInt32, rememberingParsedFieldsAt now: Double?) -> [StoredResponse] {
         entries.withLock { entries in
             let slots = entries.slots(of: url, hash: hash)
+            // Most lookups find nothing: an empty array's capacity reserved would make a new one.
+            if slots.isEmpty { return [] }
             // The oldest stored first, so that of variants read together the most recently
             // stored one ends up the most recently used.
             var found: [StoredResponse] = []
@@ -89,24 +91,24 @@ final class MemoryStore: CacheStore {
     }
 
     func store(_ response: StoredResponse) {
-        store(response, hash: GroupIndex.hash(response.url), costLimit: capacity)
+        store(PackedResponse(response), url: response.url, hash: GroupIndex.hash(response.url), costLimit: capacity)
     }
 
-    /// Stores a response whose URL's ``GroupIndex/hash(_:)`` is `hash` if its cost is at most
-    /// `costLimit` (and the capacity); returns whether it did. The cost is counted by the packing.
+    /// Stores a packed response for `url` (whose ``GroupIndex/hash(_:)`` is `hash`) if its cost
+    /// (counted by the packing) is at most `costLimit` (and the capacity); returns whether it did.
     @discardableResult
-    func store(_ response: StoredResponse, hash: UInt32, costLimit: Int) -> Bool {
-        let packed = PackedResponse(response)
+    func store(_ packed: consuming PackedResponse, url: String, hash: UInt32, costLimit: Int) -> Bool {
         let cost = packed.cost
         guard cost <= min(costLimit, capacity) else { return false }
-        let entry = Entry(form: .packed(packed), cost: cost)
-        // Only what the closures need: capturing the whole response would copy it.
-        let url = response.url, secondaryKey = response.secondaryKey, credentialKey = response.credentialKey
+        // Only what the closure needs: capturing the entry would copy it.
+        let secondaryKey = packed.secondaryKey, credentialKey = packed.credentialKey
+        // Taken out of an optional inside the lock: an entry the closure captured would be copied.
+        var entry: Entry? = Entry(form: .packed(consume packed), cost: cost)
         // What this replaces and evicts is returned, so released after the lock: freeing a
         // response's storage under it would hold up every lookup meanwhile. The first evicted
         // is kept apart, so that the usual store (one in, one out) makes no array.
         _ = entries.withLock { entries in
-            let replaced = entries.insert(entry, in: url, hash: hash) {
+            let replaced = entries.insert(entry.take()!, in: url, hash: hash) {
                 $0.isVariant(secondaryKey: secondaryKey, credentialKey: credentialKey)
             }.replaced
             let evicted = entries.evictOldest(ifOver: capacity)

@@ -27,32 +27,45 @@ struct PackedResponse: Sendable {
     let cost: Int
 
     init(_ response: borrowing StoredResponse) {
-        // The parts the writing needs, apart: a closure that captured the whole response would
-        // copy it (each of its references retained and released once more).
-        let url = response.url, fields = response.headers, body = response.body
+        self.init(url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
+                  requestTime: response.requestTime, responseTime: response.responseTime,
+                  secondaryKey: response.secondaryKey, credentialKey: response.credentialKey)
+    }
+
+    /// Packs a response from its parts (those of a ``StoredResponse``), all borrowed: the cache
+    /// packs what the origin sent straight from the transport's response, copying its bytes and
+    /// none of its references.
+    init(url: borrowing String, statusCode: Int, headers: borrowing HTTPFields, body: borrowing Data,
+         requestTime: Double, responseTime: Double, secondaryKey: [String?], credentialKey: String?) {
+        // By index: a `for`-`in` loop would consume a copy of the borrowed fields.
         var fieldBytes = 0, lengthBytes = 0
-        for field in fields {
+        for index in headers.startIndex..<headers.endIndex {
+            let field = headers[index]
             let name = field.name.utf8.count, value = field.value.utf8.count
             fieldBytes += name + value
             lengthBytes += ByteWriter.leb128Size(name) + ByteWriter.leb128Size(value)
         }
         // Written into the array's storage once, at its exact size: appended piece by piece the
         // packing cost more than the objects it saves.
-        let length = url.utf8.count + lengthBytes + fieldBytes + body.count
+        let urlLength = url.utf8.count
+        let length = urlLength + lengthBytes + fieldBytes + body.count
         bytes = [UInt8](writingAtMost: length) { writer in
             writer.write(url)
-            for field in fields { writer.writeLengthsAndBytes(field.name, field.value) }
+            for index in headers.startIndex..<headers.endIndex {
+                let field = headers[index]
+                writer.writeLengthsAndBytes(field.name, field.value)
+            }
             writer.write(body)
         }
-        urlLength = url.utf8.count
-        fieldCount = fields.count
-        statusCode = response.statusCode
-        requestTime = response.requestTime
-        responseTime = response.responseTime
-        secondaryKey = response.secondaryKey
-        credentialKey = response.credentialKey
-        cost = StoredResponse.cost(url: url, fieldCount: fields.count, fieldBytes: fieldBytes, bodyCount: body.count,
-                                   secondaryKey: secondaryKey, credentialKey: credentialKey)
+        self.urlLength = urlLength
+        fieldCount = headers.count
+        self.statusCode = statusCode
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        self.secondaryKey = secondaryKey
+        self.credentialKey = credentialKey
+        cost = StoredResponse.cost(urlLength: urlLength, fieldCount: fieldCount, fieldBytes: fieldBytes,
+                                   bodyCount: body.count, secondaryKey: secondaryKey, credentialKey: credentialKey)
     }
 
     /// The response packed, made again.

@@ -133,14 +133,49 @@ public final class ResponseCache: Sendable {
     /// Stores a response in each store it fits (an eighth of the store at most); `urlHash`, when
     /// the caller has it, is its URL's ``GroupIndex/hash(_:)``.
     func store(_ response: StoredResponse, urlHash: UInt32? = nil) {
+        store(url: response.url, urlHash: urlHash, bodyCount: response.body.count,
+              packed: { PackedResponse(response) }, response: { response })
+    }
+
+    /// Stores what the origin sent for `request` (as ``store(_:urlHash:)``; `headers` are the
+    /// response's). The memory store packs it straight from the transport's response: a
+    /// ``StoredResponse`` is made only for a disk store, since making one copies the response's
+    /// references, which most stored responses (never read) have no use for.
+    func store(_ response: borrowing TransportResponse, headers: borrowing HTTPFields, for request: CacheRequest,
+               requestTime: Double, responseTime: Double, secondaryKey: [String?], credentialKey: String?) {
+        store(url: request.url, urlHash: request.urlHash, bodyCount: response.body.count,
+              packed: {
+                  PackedResponse(url: request.url, statusCode: response.head.status, headers: headers, body: response.body,
+                                 requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
+                                 credentialKey: credentialKey)
+              },
+              response: {
+                  StoredResponse(url: request.url, statusCode: response.head.status, headers: copy headers,
+                                 body: response.body, requestTime: requestTime, responseTime: responseTime,
+                                 secondaryKey: secondaryKey, credentialKey: credentialKey)
+              })
+    }
+
+    /// Stores a response for `url` whose body has `bodyCount` bytes, packed for the memory store
+    /// and made whole for the disk store, each only if that store is there.
+    private func store(url: String, urlHash: UInt32?, bodyCount: Int, packed: () -> PackedResponse,
+                       response: () -> StoredResponse) {
+        var cost: Int?
         if let memory {
             let limit = memory.capacity / 8
-            let stored = response.body.count <= limit
-                && memory.store(response, hash: urlHash ?? GroupIndex.hash(response.url), costLimit: limit)
+            var stored = false
+            if bodyCount <= limit {
+                let packed = packed()
+                cost = packed.cost
+                stored = memory.store(consume packed, url: url, hash: urlHash ?? GroupIndex.hash(url), costLimit: limit)
+            }
             // A smaller variant stored earlier must not outlive the one replacing it.
-            if !stored { memory.removeResponses(for: response.url) }
+            if !stored { memory.removeResponses(for: url) }
         }
-        if let disk, response.cost <= disk.capacity / 8 { disk.store(response) }
+        if let disk {
+            let response = response()
+            if (cost ?? response.cost) <= disk.capacity / 8 { disk.store(response) }
+        }
     }
 
     func remove(_ key: String) {

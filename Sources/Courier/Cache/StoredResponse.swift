@@ -115,15 +115,16 @@ struct StoredResponse: Sendable, Hashable {
     var cost: Int {
         var fieldBytes = 0
         for field in headers { fieldBytes += field.name.utf8.count + field.value.utf8.count }
-        return Self.cost(url: url, fieldCount: headers.count, fieldBytes: fieldBytes, bodyCount: body.count,
-                         secondaryKey: secondaryKey, credentialKey: credentialKey)
+        return Self.cost(urlLength: url.utf8.count, fieldCount: headers.count, fieldBytes: fieldBytes,
+                         bodyCount: body.count, secondaryKey: secondaryKey, credentialKey: credentialKey)
     }
 
     /// ``cost`` from the parts of a response, for those who count its fields' bytes anyway
-    /// (``PackedResponse``): `fieldBytes` is the UTF-8 of every field's name and value.
-    static func cost(url: String, fieldCount: Int, fieldBytes: Int, bodyCount: Int, secondaryKey: [String?],
+    /// (``PackedResponse``): `urlLength` and `fieldBytes` are the UTF-8 of the URL and of every
+    /// field's name and value.
+    static func cost(urlLength: Int, fieldCount: Int, fieldBytes: Int, bodyCount: Int, secondaryKey: [String?],
                      credentialKey: String?) -> Int {
-        var total = bodyCount + 2 * url.utf8.count + 496 + fieldBytes + 64 * fieldCount
+        var total = bodyCount + 2 * urlLength + 496 + fieldBytes + 64 * fieldCount
         for value in secondaryKey { total += (value?.utf8.count ?? 0) + 16 }
         total += credentialKey?.utf8.count ?? 0
         return total

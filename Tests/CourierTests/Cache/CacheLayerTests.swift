@@ -312,6 +312,40 @@ final class CacheLayerTests: XCTestCase {
         XCTAssertEqual(cache.memory?.responses(for: "https://api.example.com/a").count, 1)
     }
 
+    func testWhatTheOriginSentIsStoredAlikeInMemoryAndOnDisk() throws {
+        // Given a cache in memory and on disk, and an origin whose answer varies by language
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("courier-layer-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try ResponseCache(directory: directory)
+        let transport = origin { _ in
+            Self.ok("v1", ["Cache-Control": "max-age=600", "Vary": "Accept-Language", "ETag": "\"e1\""])
+        }
+        var configuration = RequestQueueConfiguration.default
+        configuration.callbackQueue = TestQueues.callbacks
+        configuration.cache = cache
+        let queue = RequestQueue(configuration: configuration, delegate: nil, baseURL: URL(string: "https://api.example.com"),
+                                 transport: transport, connectivity: Connectivity())
+        // When a request in English, with credentials, gets it
+        XCTAssertEqual(value(fetch(CachedRequest(path: "/a", headers: ["Accept-Language": "en", "Authorization": "Bearer ada"]),
+                                   on: queue).1), "v1")
+        // Then each store holds the same response: its status, fields, body, variant and credential
+        let inMemory = try XCTUnwrap(cache.memory).responses(for: "https://api.example.com/a")
+        let onDisk = try XCTUnwrap(cache.disk).responses(for: "https://api.example.com/a")
+        XCTAssertEqual(inMemory.count, 1)
+        XCTAssertEqual(inMemory, onDisk)
+        let stored = try XCTUnwrap(inMemory.first)
+        XCTAssertEqual(stored.url, "https://api.example.com/a")
+        XCTAssertEqual(stored.statusCode, 200)
+        XCTAssertEqual(stored.body, Data("v1".utf8))
+        XCTAssertEqual(stored.headers["ETag"], "\"e1\"")
+        XCTAssertEqual(stored.headers["Vary"], "Accept-Language")
+        XCTAssertEqual(stored.secondaryKey, ["en"])
+        XCTAssertEqual(stored.credentialKey, Storability.credentialKey(requestHeaders: ["Authorization": "Bearer ada"]))
+        XCTAssertLessThanOrEqual(stored.requestTime, stored.responseTime)
+        // And the memory store counted the response's cost as the response itself does
+        XCTAssertEqual(cache.memoryUsage, stored.cost)
+    }
+
     // MARK: - Cached, then fresh
 
     func testLoadShowsTheStaleStoredValueFirstThenTheRevalidatedOne() {
