@@ -92,7 +92,8 @@ final class CacheLayer: Transport {
     /// The transport's task for a request sent as it is, with nothing stored to fall back on:
     /// its answer is stored under `lookup`'s key (when there is one) if the rules allow.
     /// `requestTime` is the cache clock's time as the task is made (it is resumed right after).
-    private func loadingTask(_ request: TransportRequest, lookup: consuming CacheRequest?, url: consuming URL?, requestTime: Double,
+    private func loadingTask(_ request: TransportRequest, lookup: consuming CacheRequest?, url: consuming URL?,
+                             requestTime: Double,
                              completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void)
         -> any TransportTask {
         let method = lookup?.method ?? (request.urlRequest.httpMethod ?? "GET")
@@ -107,8 +108,8 @@ final class CacheLayer: Transport {
 
     /// What follows a response from the origin that answers the request as it is: stored under
     /// `lookup`'s key (when there is one) if the rules allow, and what an unsafe method changed forgotten.
-    func loaded(_ response: borrowing TransportResponse, for lookup: CacheRequest?, method: String, url: URL?, requestTime: Double,
-                responseTime: Double) {
+    func loaded(_ response: borrowing TransportResponse, for lookup: CacheRequest?, method: String, url: URL?,
+                requestTime: Double, responseTime: Double) {
         if let lookup { store(response, for: lookup, requestTime: requestTime, responseTime: responseTime) }
         invalidate(after: response, method: method, url: url)
     }
