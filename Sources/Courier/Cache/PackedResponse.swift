@@ -1,7 +1,7 @@
 import Foundation
 
 /// A stored response as a memory store keeps it until it is first read: its URL, header fields
-/// and body in one array of bytes.
+/// and body in one block of bytes (``ByteStorage``).
 ///
 /// Most responses a cache stores are never read before they are evicted. As the transport made
 /// it, a small response is six objects or so (the fields' array and each field text over 15
@@ -14,7 +14,7 @@ import Foundation
 /// (LEB128: 7 bits a byte, low bits first, so one byte for a length under 128 and any length
 /// fits) and their UTF-8; then the body.
 struct PackedResponse: Sendable {
-    private let bytes: [UInt8]
+    private let bytes: ByteStorage
     private let urlLength: Int
     private let fieldCount: Int
     let statusCode: Int
@@ -49,7 +49,7 @@ struct PackedResponse: Sendable {
         // packing cost more than the objects it saves.
         let urlLength = url.utf8.count
         let length = urlLength + lengthBytes + fieldBytes + body.count
-        bytes = [UInt8](writingAtMost: length) { writer in
+        bytes = ByteStorage(writingAtMost: length) { writer in
             writer.write(url)
             for index in headers.startIndex..<headers.endIndex {
                 let field = headers[index]
@@ -77,19 +77,18 @@ struct PackedResponse: Sendable {
             let nameLength = readLength(at: &offset), valueLength = readLength(at: &offset)
             let nameStart = offset, valueStart = nameStart + nameLength
             offset = valueStart + valueLength
-            fields.append(HTTPField(name: String(decoding: bytes[nameStart..<valueStart], as: UTF8.self),
-                                    value: String(decoding: bytes[valueStart..<offset], as: UTF8.self)))
+            fields.append(HTTPField(name: bytes.string(nameStart..<valueStart),
+                                    value: bytes.string(valueStart..<offset)))
         }
-        return StoredResponse(url: String(decoding: bytes[..<urlLength], as: UTF8.self), statusCode: statusCode,
-                              headers: HTTPFields(fields), body: Data(bytes[offset...]), requestTime: requestTime,
+        return StoredResponse(url: bytes.string(0..<urlLength), statusCode: statusCode, headers: HTTPFields(fields),
+                              body: bytes.data(offset..<bytes.count), requestTime: requestTime,
                               responseTime: responseTime, secondaryKey: secondaryKey, credentialKey: credentialKey)
     }
 
     /// Whether the response packed was stored for `url` (its ``StoredResponse/url``), found
     /// without making a string of the packed one.
     func hasURL(_ url: String) -> Bool {
-        var url = url
-        return url.withUTF8 { $0.elementsEqual(bytes[..<urlLength]) }
+        bytes.equals(0..<urlLength, url)
     }
 
     /// The length written at `offset`, which moves past it.

@@ -62,26 +62,77 @@ func shortestText(_ value: Float) -> String {
     return value.description
 }
 
-extension Array where Element == UInt8 {
-    /// Bytes written once, by `write`, into the storage of an array of at most `capacity`: one
-    /// allocation of the size counted beforehand, and each piece copied as one block (appended
-    /// piece by piece, a small record costs several times as much). Writing past `capacity`
-    /// stops the program: the caller counted short.
+/// Bytes written once, by `write`, into storage made for at most `capacity` of them, and only read
+/// after: one allocation of the size counted beforehand, each piece copied as one block (appended
+/// piece by piece, a small record costs several times as much). Writing past `capacity` stops the
+/// program: the caller counted short.
+///
+/// A `ManagedBuffer` (the count its header, the bytes its tail) rather than an `[UInt8]`: an array
+/// of uninitialized capacity is made by the standard library's unspecialised path (about 480
+/// instructions, most of them finding the storage's type at run time), this by one
+/// `swift_allocObject`. A stored response packed for the memory cache (``PackedResponse``) is one
+/// of these.
+///
+/// Safe because: the bytes are written only inside ``init(writingAtMost:_:)``, through a
+/// ``ByteWriter`` that checks every write against the capacity; the header holds how many were
+/// written, and every read below checks its range against that count; the buffer and pointers to
+/// it never leave this type. `Sendable` (which a `ManagedBuffer` is not, being mutable) because
+/// nothing changes the buffer once made.
+struct ByteStorage: @unchecked Sendable {
+    private let buffer: ManagedBuffer<Int, UInt8>
+
     init(writingAtMost capacity: Int, _ write: (inout ByteWriter) -> Void) {
-        self.init(unsafeUninitializedCapacity: capacity) { buffer, count in
-            var writer = ByteWriter(buffer)
+        buffer = .create(minimumCapacity: capacity) { _ in 0 }
+        buffer.withUnsafeMutablePointers { count, bytes in
+            var writer = ByteWriter(UnsafeMutableBufferPointer(start: bytes, count: capacity))
             write(&writer)
-            count = writer.count
+            count.pointee = writer.count
+        }
+    }
+
+    /// How many bytes were written. (Read through its address: the header property is a class's
+    /// stored `var`, whose reads are checked for exclusive access at run time.)
+    var count: Int {
+        buffer.withUnsafeMutablePointerToHeader { $0.pointee }
+    }
+
+    /// The byte at `index`.
+    subscript(index: Int) -> UInt8 {
+        precondition(index >= 0 && index < count, "byte \(index) read past the \(count) written")
+        return buffer.withUnsafeMutablePointerToElements { $0[index] }
+    }
+
+    /// The bytes in `range` as UTF-8 text (invalid sequences replaced, as `String(decoding:as:)` does).
+    func string(_ range: Range<Int>) -> String {
+        withBytes(range) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The bytes in `range`, copied.
+    func data(_ range: Range<Int>) -> Data {
+        withBytes(range) { Data(buffer: $0) }
+    }
+
+    /// Whether the bytes in `range` are `text`'s UTF-8.
+    func equals(_ range: Range<Int>, _ text: String) -> Bool {
+        var text = text
+        return withBytes(range) { bytes in text.withUTF8 { $0.elementsEqual(bytes) } }
+    }
+
+    private func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        precondition(range.lowerBound >= 0 && range.upperBound <= count,
+                     "bytes \(range) read past the \(count) written")
+        return buffer.withUnsafeMutablePointerToElements { elements in
+            body(UnsafeBufferPointer(start: elements + range.lowerBound, count: range.count))
         }
     }
 }
 
-/// Writes into the uninitialized storage of an array being made (`[UInt8](writingAtMost:_:)`).
+/// Writes into the uninitialized storage of bytes being made (``ByteStorage/init(writingAtMost:_:)``).
 ///
 /// Safe because: `count` only grows by what was written, each write first checks that it fits in
-/// `buffer` (a precondition, never a write past the end), the writer cannot outlive the
-/// initializer's closure that lends it the buffer, and the array's count is set to `count`, so no
-/// byte is counted that was not initialized.
+/// `buffer` (a precondition, never a write past the end), the writer cannot outlive the closure
+/// that lends it the buffer (it cannot be copied, and is lent `inout`), and the storage's count is
+/// set to `count`, so no byte is counted that was not initialized.
 struct ByteWriter: ~Copyable {
     private let buffer: UnsafeMutableBufferPointer<UInt8>
     private(set) var count = 0
