@@ -12,7 +12,7 @@
 #
 # Extra arguments go to the benchmark (for example: Scripts/bench.sh --quick,
 # Scripts/bench.sh --only throughput-16, Scripts/bench.sh --list). The full run takes about
-# 5½ minutes on 2 cores when nothing else runs (longer when something does); the streaming
+# 11 minutes on 2 cores when nothing else runs (about 21 on a busy shared host); the streaming
 # figures' files need 1.3 GB of disk under .build/bench/, and the download figure writes (and
 # deletes) a 1 GiB file there in every round.
 set -euo pipefail
