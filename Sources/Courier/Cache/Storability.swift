@@ -88,9 +88,11 @@ enum Storability {
         let vary: Vary
         private(set) var hasExpires = false
 
-        init(_ fields: HTTPFields) {
+        init(_ fields: borrowing HTTPFields) {
             var vary: String?
-            for field in fields {
+            // By index: a `for`-`in` loop would consume a copy of the borrowed fields.
+            for index in fields.startIndex..<fields.endIndex {
+                let field = fields[index]
                 switch field.name.utf8.count {
                 case 4 where CacheHeaders.namesEqual(field.name, "Vary"):
                     vary = vary.map { $0 + ", " + field.value } ?? field.value
