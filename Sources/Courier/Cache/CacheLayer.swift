@@ -102,7 +102,9 @@ final class CacheLayer: Transport {
             if case .success(let response) = result {
                 loaded(response, for: lookup, method: method, url: url, requestTime: requestTime, responseTime: cache.clock())
             }
-            completion(result)
+            // Handed on after the other responses of the curl loop's pass are stored: the
+            // storing code runs for them all in a row (`TransportHandOver.complete`).
+            TransportHandOver.complete(result, with: completion)
         }
     }
 

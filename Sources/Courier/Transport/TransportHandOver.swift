@@ -19,16 +19,58 @@ final class TransportHandOver {
     private var deliveries: [(queue: DispatchQueue, work: @Sendable () -> Void)] = []
     /// Work for the end of the hand-over, on this thread.
     private var atEnd: [() -> Void] = []
+    /// Completions to call, in order, once the work before them is done (``complete(_:with:)``).
+    private var completions: [PendingCompletion] = []
 
-    private init() {}
+    /// A completion with its result. (A struct rather than a tuple: an array of tuples holds a
+    /// closure behind a thunk made for each one.) The result is taken out when the completion
+    /// is called: read in place, it would be copied.
+    private struct PendingCompletion {
+        let completion: @Sendable (Result<TransportResponse, RequestError>) -> Void
+        var result: Result<TransportResponse, RequestError>?
+    }
+
+    private init() {
+        // Room for a pass's usual few at once, rather than growing one at a time.
+        completions.reserveCapacity(8)
+    }
 
     /// Runs `body`, which calls completions, as a hand-over on this thread; a hand-over begun
     /// inside another joins it. The callback queues' work goes out when the outermost one ends.
     static func run(_ body: () -> Void) {
         guard slot.current == nil else { return body() }
         let handOver = TransportHandOver()
-        slot.with(handOver, body)
+        slot.with(handOver) {
+            body()
+            handOver.callCompletions()
+        }
         handOver.flush()
+    }
+
+    /// Calls `completion` with `result` once the work handed over before it is done, if this
+    /// thread is handing results over; otherwise at once.
+    ///
+    /// The transfers that end in one pass of the curl loop are made into responses first, then
+    /// completed in order: each stage's code runs for all of them in a row, while it is in the
+    /// processor's instruction cache, rather than every stage once per response in turn.
+    static func complete(_ result: consuming Result<TransportResponse, RequestError>,
+                         with completion: @escaping @Sendable (Result<TransportResponse, RequestError>) -> Void) {
+        guard let current = slot.current else { return completion(result) }
+        current.completions.append(PendingCompletion(completion: completion, result: result))
+    }
+
+    /// The completions, in order, then those they add, in order. Each batch is taken out of
+    /// the hand-over first: a completion may add more while it runs.
+    private func callCompletions() {
+        while !completions.isEmpty {
+            var batch = completions
+            completions.removeAll(keepingCapacity: true)
+            for index in batch.indices {
+                // (Always there: each result is taken here, once.)
+                guard let result = batch[index].result.take() else { continue }
+                batch[index].completion(result)
+            }
+        }
     }
 
     /// Whether the current thread is handing results over.

@@ -254,6 +254,37 @@ final class TransportHandOverTests: XCTestCase {
         XCTAssertEqual(log, ["outside", "body", "end 1", "end 2"])
     }
 
+    func testCompletionsWaitForTheBodyKeepTheirOrderAndStillRunInsideTheHandOver() {
+        // Given a log of what runs when, and a response to complete with
+        let log = Recorder<String>()
+        let response = TransportResponse(head: ResponseHead(status: 200, headerFields: [:], url: URL(string: "https://example.com/")!),
+                                         body: Data())
+        let completion = { @Sendable (name: String) in
+            { @Sendable (result: Result<TransportResponse, RequestError>) in
+                let status = (try? result.get()).map { String($0.head.status) } ?? "failure"
+                log.append("\(name) \(status) \(TransportHandOver.isActive ? "inside" : "outside")")
+            }
+        }
+
+        // When one completion is given outside a hand-over, and three inside one (one of them
+        // from a nested hand-over, one a failure), the first of which gives another
+        TransportHandOver.complete(.success(response), with: completion("outside"))
+        TransportHandOver.run {
+            TransportHandOver.complete(.success(response)) { result in
+                completion("1")(result)
+                TransportHandOver.complete(.success(response), with: completion("added by 1"))
+            }
+            TransportHandOver.run { TransportHandOver.complete(.failure(.cancelled), with: completion("2")) }
+            TransportHandOver.complete(.success(response), with: completion("3"))
+            log.append("body")
+        }
+
+        // Then the first was called at once; the others after the body, in order, with the one
+        // added last, all while the hand-over still held
+        XCTAssertEqual(log.all, ["outside 200 outside", "body", "1 200 inside", "2 failure inside", "3 200 inside",
+                                 "added by 1 200 inside"])
+    }
+
     func testTheMarkHoldsOnlyInsideTheHandOverAndNests() {
         // Given no hand-over
         XCTAssertFalse(TransportHandOver.isActive)

@@ -53,13 +53,14 @@ final class CurlTransfer: Sendable {
 
     /// Hands the result over, the first time only, on this thread (the loop's): a buffered one
     /// as a hand-over (`TransportHandOver`: the queue finishes it here or moves it to its work
-    /// queue); a streamed one's end (its head and body went before) at once.
+    /// queue), completed once the other transfers of the loop's pass are made into responses;
+    /// a streamed one's end (its head and body went before) at once.
     func complete(_ result: Result<CurlResponse, RequestError>) {
         guard completed.take() else { return }
         switch delivery {
         case .buffered(let completion):
             let response = result.flatMap { Self.response($0, url: request.urlRequest.url) }
-            TransportHandOver.run { completion(response) }
+            TransportHandOver.run { TransportHandOver.complete(response, with: completion) }
         case .streamed(let receiver):
             if case .failure(let error) = result { return receiver.transportDidComplete(error) }
             receiver.transportDidComplete(nil)
