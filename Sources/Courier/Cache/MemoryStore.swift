@@ -6,7 +6,9 @@ import Foundation
 /// Every operation is O(1) but for the few variants of one URL (one per secondary key and
 /// credential, usually one), in a ``UseOrder``. A response is kept packed (``PackedResponse``)
 /// until it is first read, then as read: a hit after the first is one lookup, a few slot links
-/// and a copy of the stored values' references, under one lock.
+/// and a copy of the stored values' references, under one lock. Packed responses are ranges of
+/// large blocks the store makes (``PackedBlocks``), not allocations of their own; the blocks hold
+/// at most half the capacity (and two blocks) more than the responses' cost says.
 final class MemoryStore: CacheStore {
     let capacity: Int
 
@@ -54,14 +56,26 @@ final class MemoryStore: CacheStore {
         }
     }
 
-    private let entries = Locked(UseOrder<Entry>())
+    private struct State {
+        var entries = UseOrder<Entry>()
+        /// Where the responses are packed.
+        var blocks: PackedBlocks
+    }
+
+    private let state: Locked<State>
 
     init(capacity: Int) {
         self.capacity = capacity
+        state = Locked(State(blocks: PackedBlocks(capacity: capacity)))
     }
 
     var size: Int {
-        entries.withLock { $0.size }
+        state.withLock { $0.entries.size }
+    }
+
+    /// The bytes of the blocks the store packs responses into (``PackedBlocks``), held now.
+    var blockBytes: Int {
+        state.withLock { $0.blocks.account.bytes }
     }
 
     func responses(for url: String) -> [StoredResponse] {
@@ -73,8 +87,8 @@ final class MemoryStore: CacheStore {
     /// (read at `now`) and its `Vary`, which it keeps while it stays stored: a response's first
     /// use pays for reading its fields, the later ones do not.
     func responses(for url: String, hash: UInt32, rememberingParsedFieldsAt now: Double?) -> [StoredResponse] {
-        entries.withLock { entries in
-            let slots = entries.slots(of: url, hash: hash)
+        state.withLock { state in
+            let slots = state.entries.slots(of: url, hash: hash)
             // Most lookups find nothing: an empty array's capacity reserved would make a new one.
             if slots.isEmpty { return [] }
             // The oldest stored first, so that of variants read together the most recently
@@ -82,8 +96,8 @@ final class MemoryStore: CacheStore {
             var found: [StoredResponse] = []
             found.reserveCapacity(slots.count)
             for slot in slots.reversed() {
-                entries.use(slot)
-                found.append(entries.update(slot) { $0.read(rememberingParsedFieldsAt: now) })
+                state.entries.use(slot)
+                found.append(state.entries.update(slot) { $0.read(rememberingParsedFieldsAt: now) })
             }
             found.reverse()
             return found
@@ -91,7 +105,15 @@ final class MemoryStore: CacheStore {
     }
 
     func store(_ response: StoredResponse) {
-        store(PackedResponse(response), url: response.url, hash: GroupIndex.hash(response.url), costLimit: capacity)
+        store(PackedResponse(response, reserving: reserve), url: response.url, hash: GroupIndex.hash(response.url),
+              costLimit: capacity)
+    }
+
+    /// A range of a block to pack a response of `length` bytes into, reserved under the lock and
+    /// written outside it (packing under it would hold up every lookup meanwhile); nil when the
+    /// response takes storage of its own (``PackedBlocks/reserve(_:)``).
+    func reserve(_ length: Int) -> (block: ByteBlock, start: Int)? {
+        state.withLock { $0.blocks.reserve(length) }
     }
 
     /// Stores a packed response for `url` (whose ``GroupIndex/hash(_:)`` is `hash`) if its cost
@@ -107,24 +129,24 @@ final class MemoryStore: CacheStore {
         // What this replaces and evicts is returned, so released after the lock: freeing a
         // response's storage under it would hold up every lookup meanwhile. The first evicted
         // is kept apart, so that the usual store (one in, one out) makes no array.
-        _ = entries.withLock { entries in
-            let replaced = entries.insert(entry.take()!, in: url, hash: hash) {
+        _ = state.withLock { state in
+            let replaced = state.entries.insert(entry.take()!, in: url, hash: hash) {
                 $0.isVariant(secondaryKey: secondaryKey, credentialKey: credentialKey)
             }.replaced
-            let evicted = entries.evictOldest(ifOver: capacity)
-            return (replaced, evicted, entries.evict(toFit: capacity))
+            let evicted = state.entries.evictOldest(ifOver: capacity)
+            return (replaced, evicted, state.entries.evict(toFit: capacity))
         }
         return true
     }
 
     func removeResponses(for url: String) {
-        entries.withLock { entries in
-            for slot in entries.slots(of: url) { entries.remove(slot) }
+        state.withLock { state in
+            for slot in state.entries.slots(of: url) { state.entries.remove(slot) }
         }
     }
 
     func removeAll() {
-        entries.withLock { $0.removeAll() }
+        state.withLock { $0.entries.removeAll() }
     }
 
     func flush() {}

@@ -1,13 +1,14 @@
 import Foundation
 
 /// A stored response as a memory store keeps it until it is first read: its URL, header fields
-/// and body in one block of bytes (``ByteStorage``).
+/// and body in one run of bytes (``ByteStorage``), usually a range of a block the store packs
+/// responses into (``PackedBlocks``).
 ///
 /// Most responses a cache stores are never read before they are evicted. As the transport made
 /// it, a small response is six objects or so (the fields' array and each field text over 15
 /// bytes, the body's storage and its bytes, the URL); kept for the thousands of responses a
 /// store holds, and released cold when evicted, they cost a request that misses more than the
-/// lookup and the rules do. Packed, a response is one object, allocated and released once.
+/// lookup and the rules do. Packed, a response is a range of bytes and a reference to its block.
 /// Reading it back (``unpacked``) makes the response again, equal to the one packed.
 ///
 /// Layout of `bytes`: the URL's UTF-8; then for each field its name's and its value's lengths
@@ -26,17 +27,19 @@ struct PackedResponse: Sendable {
     /// The response's ``StoredResponse/cost``, counted while packing it.
     let cost: Int
 
-    init(_ response: borrowing StoredResponse) {
+    init(_ response: borrowing StoredResponse, reserving reserve: (Int) -> (block: ByteBlock, start: Int)? = { _ in nil }) {
         self.init(url: response.url, statusCode: response.statusCode, headers: response.headers, body: response.body,
                   requestTime: response.requestTime, responseTime: response.responseTime,
-                  secondaryKey: response.secondaryKey, credentialKey: response.credentialKey)
+                  secondaryKey: response.secondaryKey, credentialKey: response.credentialKey, reserving: reserve)
     }
 
     /// Packs a response from its parts (those of a ``StoredResponse``), all borrowed: the cache
     /// packs what the origin sent straight from the transport's response, copying its bytes and
-    /// none of its references.
+    /// none of its references. Into the range of a block that `reserve` gives for the bytes'
+    /// length (``PackedBlocks/reserve(_:)``), or into storage of their own when it gives none.
     init(url: borrowing String, statusCode: Int, headers: borrowing HTTPFields, body: borrowing Data,
-         requestTime: Double, responseTime: Double, secondaryKey: [String?], credentialKey: String?) {
+         requestTime: Double, responseTime: Double, secondaryKey: [String?], credentialKey: String?,
+         reserving reserve: (Int) -> (block: ByteBlock, start: Int)? = { _ in nil }) {
         // By index: a `for`-`in` loop would consume a copy of the borrowed fields.
         var fieldBytes = 0, lengthBytes = 0
         for index in headers.startIndex..<headers.endIndex {
@@ -49,13 +52,18 @@ struct PackedResponse: Sendable {
         // packing cost more than the objects it saves.
         let urlLength = url.utf8.count
         let length = urlLength + lengthBytes + fieldBytes + body.count
-        bytes = ByteStorage(writingAtMost: length) { writer in
+        func write(_ writer: inout ByteWriter) {
             writer.write(url)
             for index in headers.startIndex..<headers.endIndex {
                 let field = headers[index]
                 writer.writeLengthsAndBytes(field.name, field.value)
             }
             writer.write(body)
+        }
+        if let range = reserve(length) {
+            bytes = ByteStorage(in: range.block, at: range.start, writingAtMost: length, write)
+        } else {
+            bytes = ByteStorage(writingAtMost: length, write)
         }
         self.urlLength = urlLength
         fieldCount = headers.count

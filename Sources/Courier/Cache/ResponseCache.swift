@@ -24,7 +24,10 @@ public final class ResponseCache: Sendable {
     /// The default ``heuristicFreshnessLimit``: one day.
     public static let defaultHeuristicFreshnessLimit: TimeInterval = 86_400
 
-    /// The most bytes kept in memory. A response costing more than an eighth of it is kept on disk only.
+    /// The most bytes kept in memory, by the responses' cost (an estimate of what each takes once
+    /// read; one not yet read takes less). A response costing more than an eighth of it is kept on
+    /// disk only. A capacity of 4 MiB or more packs responses into blocks, which may hold up to
+    /// half of it again while responses read or removed share a block with others still kept.
     public let memoryCapacity: Int
     /// The most bytes kept on disk (0 without a folder). A response larger than an eighth of it is not stored.
     public let diskCapacity: Int
@@ -134,7 +137,7 @@ public final class ResponseCache: Sendable {
     /// the caller has it, is its URL's ``GroupIndex/hash(_:)``.
     func store(_ response: StoredResponse, urlHash: UInt32? = nil) {
         store(url: response.url, urlHash: urlHash, bodyCount: response.body.count,
-              packed: { PackedResponse(response) }, response: { response })
+              packed: { reserve in PackedResponse(response, reserving: reserve) }, response: { response })
     }
 
     /// Stores what the origin sent for `request` (as ``store(_:urlHash:)``; `headers` are the
@@ -144,10 +147,10 @@ public final class ResponseCache: Sendable {
     func store(_ response: borrowing TransportResponse, headers: borrowing HTTPFields, for request: CacheRequest,
                requestTime: Double, responseTime: Double, secondaryKey: [String?], credentialKey: String?) {
         store(url: request.url, urlHash: request.urlHash, bodyCount: response.body.count,
-              packed: {
+              packed: { reserve in
                   PackedResponse(url: request.url, statusCode: response.head.status, headers: headers, body: response.body,
                                  requestTime: requestTime, responseTime: responseTime, secondaryKey: secondaryKey,
-                                 credentialKey: credentialKey)
+                                 credentialKey: credentialKey, reserving: reserve)
               },
               response: {
                   StoredResponse(url: request.url, statusCode: response.head.status, headers: copy headers,
@@ -157,15 +160,17 @@ public final class ResponseCache: Sendable {
     }
 
     /// Stores a response for `url` whose body has `bodyCount` bytes, packed for the memory store
-    /// and made whole for the disk store, each only if that store is there.
-    private func store(url: String, urlHash: UInt32?, bodyCount: Int, packed: () -> PackedResponse,
+    /// (into its blocks, given the function that reserves a range of them) and made whole for the
+    /// disk store, each only if that store is there.
+    private func store(url: String, urlHash: UInt32?, bodyCount: Int,
+                       packed: ((Int) -> (block: ByteBlock, start: Int)?) -> PackedResponse,
                        response: () -> StoredResponse) {
         var cost: Int?
         if let memory {
             let limit = memory.capacity / 8
             var stored = false
             if bodyCount <= limit {
-                let packed = packed()
+                let packed = packed(memory.reserve)
                 cost = packed.cost
                 stored = memory.store(consume packed, url: url, hash: urlHash ?? GroupIndex.hash(url), costLimit: limit)
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // Appending text straight into the output bytes, without intermediate Strings.
 
@@ -67,39 +68,45 @@ func shortestText(_ value: Float) -> String {
 /// piece by piece, a small record costs several times as much). Writing past `capacity` stops the
 /// program: the caller counted short.
 ///
-/// A `ManagedBuffer` (the count its header, the bytes its tail) rather than an `[UInt8]`: an array
-/// of uninitialized capacity is made by the standard library's unspecialised path (about 480
-/// instructions, most of them finding the storage's type at run time), this by one
-/// `swift_allocObject`. A stored response packed for the memory cache (``PackedResponse``) is one
-/// of these.
+/// A `ManagedBuffer` (``ByteBlock``) rather than an `[UInt8]`: an array of uninitialized capacity
+/// is made by the standard library's unspecialised path (about 480 instructions, most of them
+/// finding the storage's type at run time), this by one `swift_allocObject`. The bytes may also be
+/// a range of a larger block that others share (``init(in:at:writingAtMost:_:)``): the memory
+/// cache packs its responses into blocks it owns (``PackedBlocks``).
 ///
-/// Safe because: the bytes are written only inside ``init(writingAtMost:_:)``, through a
-/// ``ByteWriter`` that checks every write against the capacity; the header holds how many were
-/// written, and every read below checks its range against that count; the buffer and pointers to
-/// it never leave this type. `Sendable` (which a `ManagedBuffer` is not, being mutable) because
-/// nothing changes the buffer once made.
+/// Safe because: each range of a block is written once, through a ``ByteWriter`` that checks every
+/// write against the range reserved for it, by the one value it was reserved for, before that
+/// value is shared (a block's other ranges are other bytes); `count` is how many were written, and
+/// every read below checks its range against it; the block and pointers into it never leave this
+/// type. `Sendable` (which a `ManagedBuffer` is not, being mutable) because no byte a value can
+/// read changes once it is made.
 struct ByteStorage: @unchecked Sendable {
-    private let buffer: ManagedBuffer<Int, UInt8>
+    private let block: ByteBlock
+    private let start: Int
+    /// How many bytes were written.
+    let count: Int
 
     init(writingAtMost capacity: Int, _ write: (inout ByteWriter) -> Void) {
-        buffer = .create(minimumCapacity: capacity) { _ in 0 }
-        buffer.withUnsafeMutablePointers { count, bytes in
-            var writer = ByteWriter(UnsafeMutableBufferPointer(start: bytes, count: capacity))
-            write(&writer)
-            count.pointee = writer.count
-        }
+        self.init(in: ByteBlock.make(size: capacity, account: nil), at: 0, writingAtMost: capacity, write)
     }
 
-    /// How many bytes were written. (Read through its address: the header property is a class's
-    /// stored `var`, whose reads are checked for exclusive access at run time.)
-    var count: Int {
-        buffer.withUnsafeMutablePointerToHeader { $0.pointee }
+    /// Bytes written into `block` from `start`, at most `capacity` of them: a range that was
+    /// reserved for this storage alone (``PackedBlocks/reserve(_:)``), which keeps the block alive.
+    init(in block: ByteBlock, at start: Int, writingAtMost capacity: Int, _ write: (inout ByteWriter) -> Void) {
+        precondition(start >= 0 && capacity >= 0 && capacity <= block.size - start, "a range past the block's end")
+        self.block = block
+        self.start = start
+        count = block.withUnsafeMutablePointerToElements { elements in
+            var writer = ByteWriter(UnsafeMutableBufferPointer(start: elements + start, count: capacity))
+            write(&writer)
+            return writer.count
+        }
     }
 
     /// The byte at `index`.
     subscript(index: Int) -> UInt8 {
         precondition(index >= 0 && index < count, "byte \(index) read past the \(count) written")
-        return buffer.withUnsafeMutablePointerToElements { $0[index] }
+        return block.withUnsafeMutablePointerToElements { $0[start + index] }
     }
 
     /// The bytes in `range` as UTF-8 text (invalid sequences replaced, as `String(decoding:as:)` does).
@@ -121,9 +128,53 @@ struct ByteStorage: @unchecked Sendable {
     private func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         precondition(range.lowerBound >= 0 && range.upperBound <= count,
                      "bytes \(range) read past the \(count) written")
-        return buffer.withUnsafeMutablePointerToElements { elements in
-            body(UnsafeBufferPointer(start: elements + range.lowerBound, count: range.count))
+        return block.withUnsafeMutablePointerToElements { elements in
+            body(UnsafeBufferPointer(start: elements + start + range.lowerBound, count: range.count))
         }
+    }
+}
+
+/// Memory for ``ByteStorage``: its size and, for a block the memory cache packs responses into, the
+/// account of the blocks its store holds (``PackedBlocks``), which it leaves when it is freed (when
+/// the last storage in it goes).
+final class ByteBlock: ManagedBuffer<ByteBlock.Header, UInt8> {
+    struct Header {
+        /// The bytes it has room for.
+        let size: Int
+        let account: BlockAccount?
+    }
+
+    static func make(size: Int, account: BlockAccount?) -> ByteBlock {
+        account?.add(size)
+        // `create` makes an instance of the class it is called on.
+        return unsafeDowncast(create(minimumCapacity: size) { _ in Header(size: size, account: account) }, to: ByteBlock.self)
+    }
+
+    /// The bytes it has room for. (Read through its address: the header property is a class's
+    /// stored `var`, whose reads are checked for exclusive access at run time.)
+    var size: Int {
+        withUnsafeMutablePointerToHeader { $0.pointee.size }
+    }
+
+    deinit {
+        withUnsafeMutablePointerToHeader { header in header.pointee.account?.remove(header.pointee.size) }
+    }
+}
+
+/// The bytes of the blocks a memory store holds, kept up to date as blocks are made and freed (on
+/// whichever thread lets go of a block last).
+final class BlockAccount: Sendable {
+    private let held = Atomic<Int>(0)
+
+    /// The bytes held.
+    var bytes: Int { held.load(ordering: .relaxed) }
+
+    func add(_ size: Int) {
+        held.add(size, ordering: .relaxed)
+    }
+
+    func remove(_ size: Int) {
+        held.subtract(size, ordering: .relaxed)
     }
 }
 

@@ -140,6 +140,62 @@ final class MemoryStoreTests: XCTestCase {
         XCTAssertEqual(store.size, 0)
     }
 
+    // MARK: Blocks
+
+    func testALargeStorePacksIntoBlocksAndEvictionFreesThem() {
+        // Given a 4 MiB store, and responses of about 10 KiB stored under 1,200 URLs (three times
+        // its capacity), every fifth read back at once
+        let store = MemoryStore(capacity: PackedBlocks.smallestStore)
+        var stored: [String: StoredResponse] = [:]
+        for index in 0..<1_200 {
+            let url = "https://blocks.test/\(index)"
+            let body = Data(repeating: UInt8(index & 0xFF), count: 9_000 + (index * 131) % 2_000)
+            let response = StoredResponse.sample(url, body: body, headers: ["ETag": "\"\(index)\""])
+            store.store(response)
+            stored[url] = response
+            if index % 5 == 0 { XCTAssertEqual(store.responses(for: url), [response]) }
+        }
+
+        // Then whatever is still stored reads back as it was stored, within the capacity
+        var left = 0
+        for (url, response) in stored {
+            let found = store.responses(for: url)
+            if !found.isEmpty {
+                XCTAssertEqual(found, [response], url)
+                left += 1
+            }
+        }
+        XCTAssertGreaterThan(left, 300)
+        XCTAssertLessThanOrEqual(store.size, store.capacity)
+        // And the blocks held (for about three times the capacity packed in all) stay within half
+        // of it and two blocks
+        XCTAssertGreaterThan(store.blockBytes, 0)
+        XCTAssertLessThanOrEqual(store.blockBytes, store.capacity / 2 + 2 * PackedBlocks.blockSize)
+        store.removeAll()
+        XCTAssertLessThanOrEqual(store.blockBytes, PackedBlocks.blockSize)
+    }
+
+    func testThreadsPackingIntoBlocksAtOnceKeepEveryResponseWhole() {
+        // Given eight threads storing and reading responses in a 4 MiB store (blocks shared)
+        let store = MemoryStore(capacity: PackedBlocks.smallestStore)
+        let mismatches = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<400 {
+                let url = "https://threads-blocks.test/\(thread)/\(index)"
+                let body = Data(repeating: UInt8(truncatingIfNeeded: thread &* 31 &+ index), count: 200 + (index * 97) % 6_000)
+                let response = StoredResponse.sample(url, body: body, headers: ["X-Thread": String(thread)])
+                store.store(response)
+                // Then every response read back is the one stored, byte for byte
+                let found = store.responses(for: url)
+                if !(found.isEmpty || found == [response]) { mismatches.withLock { $0 += 1 } }
+                if index % 7 == 0 { _ = store.responses(for: "https://threads-blocks.test/\((thread + 1) % 8)/\(index / 2)") }
+            }
+        }
+        XCTAssertEqual(mismatches.withLock { $0 }, 0)
+        XCTAssertLessThanOrEqual(store.size, store.capacity)
+        XCTAssertGreaterThan(store.blockBytes, 0)
+    }
+
     // MARK: Against a model
 
     func testRandomOperationsMatchASimpleModel() {

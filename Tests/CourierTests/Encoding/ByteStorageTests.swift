@@ -48,4 +48,21 @@ final class ByteStorageTests: XCTestCase {
         XCTAssertEqual(storage.string(3..<4), "n")
         XCTAssertEqual(storage.string(4..<204), value)
     }
+
+    func testRangesOfOneBlockKeepTheirOwnBytes() {
+        // Given a block of 64 bytes, and two storages written into ranges of it
+        let block = ByteBlock.make(size: 64, account: nil)
+        let first = ByteStorage(in: block, at: 0, writingAtMost: 5) { $0.write("first") }
+        let second = ByteStorage(in: block, at: 5, writingAtMost: 59) { $0.write("second") }
+
+        // Then each reads its own bytes, counted from its own start
+        XCTAssertEqual(first.count, 5)
+        XCTAssertEqual(first.string(0..<5), "first")
+        XCTAssertEqual(second.count, 6)
+        XCTAssertEqual(second.string(0..<6), "second")
+        XCTAssertEqual(second[0], UInt8(ascii: "s"))
+        XCTAssertTrue(second.equals(0..<6, "second"))
+        XCTAssertEqual(second.data(1..<3), Data("ec".utf8))
+    }
 }
+
