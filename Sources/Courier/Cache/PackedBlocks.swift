@@ -12,8 +12,8 @@
 ///
 /// Invariants: ranges are handed out once each, in order, never overlapping; the blocks held (in
 /// use or not yet freed) take at most `limit` bytes (half the store's capacity and two blocks),
-/// past which a response gets an allocation of its own, as one larger than ``largest`` always does. A store smaller than ``smallestStore`` uses
-/// no blocks: a block would be a large part of it.
+/// past which a response gets an allocation of its own, as one larger than ``largest`` always
+/// does. A store smaller than ``smallestStore`` uses no blocks: a block would be a large part of it.
 struct PackedBlocks {
     /// The size of a block.
     static let blockSize = 256 * 1024
