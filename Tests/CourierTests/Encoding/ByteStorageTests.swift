@@ -65,4 +65,3 @@ final class ByteStorageTests: XCTestCase {
         XCTAssertEqual(second.data(1..<3), Data("ec".utf8))
     }
 }
-
